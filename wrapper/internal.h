@@ -1,0 +1,72 @@
+/* Declarations shared inside the library (all hidden by -fvisibility=hidden). */
+#ifndef CPUCYCLES_INTERNAL_H
+#define CPUCYCLES_INTERNAL_H
+
+#include "classes.h"
+#include "cpucycles-config.h"
+
+/* One row of the counter table; build/ARCH/counters.c is generated from
+   cpucycles/options in list order, holding the counters that compiled. */
+struct cpucycles_counter {
+  const char *name;
+  long long (*setup)(void);
+  long long (*ticks)(void);
+  void (*close)(void);
+};
+
+extern const struct cpucycles_counter cpucycles_counters[];
+extern const int cpucycles_counters_count;
+
+#define CPUCYCLES_MAXCOUNTERS 64
+
+/* What selection learned about one counter (one tracesetup line). */
+struct cpucycles_trace {
+  long long setup;     /* ticks_setup() result, or 0 if it crashed */
+  long long precision; /* 0: not usable */
+  double scaling;      /* 0: setup skipped or no scaling fits */
+  int only32;
+  int crash;           /* signal number if a probe crashed */
+  const char *says;    /* the counter's own words (cpucycles_counter_says) */
+  const char *fail;    /* the wrapper's words when the counter was dropped */
+};
+
+struct cpucycles_selection {
+  long long persecond;
+  const char *persecond_source;
+  int chosen;                  /* index into the table */
+  long long (*read)(void);     /* what cpucycles will point at */
+  int count;
+  struct cpucycles_trace trace[CPUCYCLES_MAXCOUNTERS];
+};
+
+/* select.c: the whole rule, SPEC 3.  Fills *out; never fails. */
+void cpucycles_select(const struct cpucycles_counter *table, int count,
+                      long long persecond, const char *persecond_source,
+                      struct cpucycles_selection *out);
+
+/* read.c: the functions cpucycles may point at, around a raw counter. */
+void cpucycles_read_use(long long (*raw)(void), double scaling, int only32,
+                        long long persecond);
+long long cpucycles_read_scaled(void);
+long long cpucycles_read_extended(void);
+long long (*cpucycles_read_function(double scaling, int only32, long long (*raw)(void)))(void);
+
+/* multiplier.c: FINDMULTIPLIER. Returns the scaling, or 0 if none fits. */
+double cpucycles_find_multiplier(long long (*raw)(void), long long persecond);
+
+/* guard.c */
+void cpucycles_guard_install(void);
+void cpucycles_guard_restore(void);
+int cpucycles_guard_run(void (*probe)(void *), void *arg);
+
+/* persecond.c */
+int cpucycles_persecond_sane(long long hz);
+long long cpucycles_persecond_estimate(const char **source);
+long long cpucycles_persecond_from_file(const char *path, int exp10);
+long long cpucycles_persecond_from_cpuinfo(const char *path);
+
+/* cpucycles.c: the selection made by the first call, for cpucycles-info. */
+const struct cpucycles_selection *cpucycles_selection(void);
+const struct cpucycles_counter *cpucycles_table(void);
+
+#endif

@@ -1,0 +1,44 @@
+/* FINDMULTIPLIER (SPEC 3 step 2): an off-core clock of unknown rate is
+   timed against the monotonic clock; persecond divided by its rate must be
+   close to n/d for a small power-of-two d, the same in every estimate. */
+#include "internal.h"
+#include "os.h"
+
+#define MULTIPLIER_ESTIMATES 3
+#define MULTIPLIER_WINDOW_NS 1000000LL /* 1 ms per estimate bounds the cost */
+#define MULTIPLIER_SLOP 0.2
+#define MULTIPLIER_MAXDENOMINATOR 1024
+
+static double nearest(double x)
+{
+  return (double) (long long) (x + 0.5);
+}
+
+double cpucycles_find_multiplier(long long (*raw)(void), long long persecond)
+{
+  double ratio[MULTIPLIER_ESTIMATES];
+  int i, d;
+
+  for (i = 0; i < MULTIPLIER_ESTIMATES; ++i) {
+    long long t0 = cpucycles_os.nanoseconds();
+    long long r0 = raw();
+    long long r1, t1;
+    do t1 = cpucycles_os.nanoseconds(); while (t1 - t0 < MULTIPLIER_WINDOW_NS);
+    r1 = raw();
+    t1 = cpucycles_os.nanoseconds();
+    if (r1 <= r0) return 0;
+    /* cycles per tick = (persecond * seconds) / ticks */
+    ratio[i] = (double) persecond * (double) (t1 - t0) / 1e9 / (double) (r1 - r0);
+  }
+
+  for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
+    double n = nearest(ratio[0] * d);
+    int fits = n >= 1;
+    for (i = 0; fits && i < MULTIPLIER_ESTIMATES; ++i) {
+      double off = ratio[i] * d - n;
+      if (off < -MULTIPLIER_SLOP || off > MULTIPLIER_SLOP) fits = 0;
+    }
+    if (fits) return n / d;
+  }
+  return 0;
+}
