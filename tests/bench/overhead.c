@@ -1,0 +1,81 @@
+/* Per-call overhead of cpucycles() beside the raw instruction inline, in
+   the same run: median and interquartile mean of back-to-back differences,
+   and wall-clock nanoseconds per call over a long loop. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <cpucycles.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define RAW_NAME "rdtsc (__rdtsc inline)"
+static inline long long raw(void) { return (long long) __rdtsc(); }
+#elif defined(__aarch64__)
+#define RAW_NAME "mrs CNTVCT_EL0 inline"
+static inline long long raw(void) { long long t; __asm__ __volatile__("mrs %0, CNTVCT_EL0" : "=r"(t)); return t; }
+#else
+#define RAW_NAME 0
+static inline long long raw(void) { return 0; }
+#endif
+
+#define N 4096
+#define LOOP 10000000
+
+static int compare(const void *a, const void *b)
+{
+  long long x = *(const long long *) a, y = *(const long long *) b;
+  return (x > y) - (x < y);
+}
+
+static void stats(long long *t, double *median, double *iqm)
+{
+  static long long d[N - 1];
+  long long sum = 0;
+  int i;
+  for (i = 0; i < N - 1; ++i) d[i] = t[i + 1] - t[i];
+  qsort(d, N - 1, sizeof d[0], compare);
+  for (i = (N - 1) / 4; i < 3 * (N - 1) / 4; ++i) sum += d[i];
+  *median = (double) d[(N - 1) / 2];
+  *iqm = (double) sum / (3 * (N - 1) / 4 - (N - 1) / 4);
+}
+
+static long long ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+int main(void)
+{
+  static long long t[N];
+  double m1, q1, m2, q2, ns1, ns2;
+  volatile long long sink = 0;
+  long long t0;
+  int i, round;
+
+  cpucycles(); /* selection happens here, not below */
+  for (round = 0; round < 2; ++round) { /* first round warms up */
+    for (i = 0; i < N; ++i) t[i] = cpucycles();
+    stats(t, &m1, &q1);
+    for (i = 0; i < N; ++i) t[i] = raw();
+    stats(t, &m2, &q2);
+  }
+  t0 = ns();
+  for (i = 0; i < LOOP; ++i) sink += cpucycles();
+  ns1 = (double) (ns() - t0) / LOOP;
+  t0 = ns();
+  for (i = 0; i < LOOP; ++i) sink += raw();
+  ns2 = (double) (ns() - t0) / LOOP;
+
+  printf("implementation %s\n", cpucycles_implementation());
+  printf("cpucycles() back-to-back: median %.0f iqm %.1f (cycles); %.2f ns per call\n", m1, q1, ns1);
+  if (!RAW_NAME) {
+    printf("raw instruction: none known for this ISA\n");
+    return 0;
+  }
+  printf("%s back-to-back: median %.0f iqm %.1f (ticks); %.2f ns per call\n", RAW_NAME, m2, q2, ns2);
+  printf("ratio cpucycles()/raw: median %.2f iqm %.2f ns %.2f\n", m1 / m2, q1 / q2, ns1 / ns2);
+  return 0;
+}

@@ -1,0 +1,117 @@
+/* Fake counters and a fake clock for unit tests of the selection logic.
+   Eight slots, each a counter whose behaviour the test sets; the clock is
+   the OS seam's nanoseconds(), advanced by the test or by the counters. */
+#ifndef CPUCYCLES_TEST_FAKE_H
+#define CPUCYCLES_TEST_FAKE_H
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "internal.h"
+#include "os.h"
+
+enum fake_kind {
+  FAKE_STEP,        /* value += step on every read */
+  FAKE_CRASH_SETUP, /* setup dies of fake.signal */
+  FAKE_CRASH_TICKS, /* every read dies of fake.signal */
+  FAKE_DECREASE,    /* +5, -1, +5, -1, ... */
+  FAKE_STUCK,       /* always the same value */
+  FAKE_CLOCK        /* ticks_per_ns times the fake clock (low 32 bits if wrap32) */
+};
+
+struct fake {
+  long long setup;     /* what ticks_setup returns */
+  enum fake_kind kind;
+  int signal;
+  long long step;
+  long long value;
+  long long calls;
+  long long closes;
+  double ticks_per_ns;
+  long long advance_ns; /* FAKE_CLOCK: fake time that passes per read */
+  int wrap32;
+};
+
+#define FAKES 8
+static struct fake fakes[FAKES];
+static long long fake_now;      /* fake time in ns */
+static long long fake_clock_step = 50; /* ns per nanoseconds() call */
+
+static long long fake_nanoseconds(void)
+{
+  fake_now += fake_clock_step;
+  return fake_now;
+}
+
+static void fake_crash(int sig)
+{
+  if (sig == SIGSEGV) *(volatile int *) 0 = 1; /* a real fault */
+  if (sig == SIGABRT) abort();
+  raise(sig);
+}
+
+static long long fake_read(int i)
+{
+  struct fake *f = &fakes[i];
+  ++f->calls;
+  switch (f->kind) {
+    case FAKE_STEP: return f->value += f->step;
+    case FAKE_CRASH_SETUP: return f->value += 1;
+    case FAKE_CRASH_TICKS: fake_crash(f->signal); return 0;
+    case FAKE_DECREASE: f->value += (f->calls & 1) ? 5 : -1; return f->value;
+    case FAKE_STUCK: return 42;
+    case FAKE_CLOCK: {
+      long long t;
+      fake_now += f->advance_ns;
+      t = (long long) ((double) fake_now * f->ticks_per_ns);
+      return f->wrap32 ? (long long) (t & 0xffffffffLL) : t;
+    }
+  }
+  return 0;
+}
+
+static long long fake_setup(int i)
+{
+  if (fakes[i].kind == FAKE_CRASH_SETUP) fake_crash(fakes[i].signal);
+  return fakes[i].setup;
+}
+
+#define FAKE_SLOT(i) \
+  static long long fake_setup##i(void) { return fake_setup(i); } \
+  static long long fake_ticks##i(void) { return fake_read(i); } \
+  static void fake_close##i(void) { ++fakes[i].closes; }
+FAKE_SLOT(0) FAKE_SLOT(1) FAKE_SLOT(2) FAKE_SLOT(3)
+FAKE_SLOT(4) FAKE_SLOT(5) FAKE_SLOT(6) FAKE_SLOT(7)
+
+static const struct cpucycles_counter fake_table[FAKES] = {
+  { "fake0", fake_setup0, fake_ticks0, fake_close0 },
+  { "fake1", fake_setup1, fake_ticks1, fake_close1 },
+  { "fake2", fake_setup2, fake_ticks2, fake_close2 },
+  { "fake3", fake_setup3, fake_ticks3, fake_close3 },
+  { "fake4", fake_setup4, fake_ticks4, fake_close4 },
+  { "fake5", fake_setup5, fake_ticks5, fake_close5 },
+  { "fake6", fake_setup6, fake_ticks6, fake_close6 },
+  { "fake7", fake_setup7, fake_ticks7, fake_close7 },
+};
+
+/* Resets all slots to "setup skips" and points the seam at the fake clock. */
+static void fake_reset(void)
+{
+  memset(fakes, 0, sizeof fakes);
+  fake_now = 1000000000LL;
+  fake_clock_step = 50;
+  cpucycles_os.nanoseconds = fake_nanoseconds;
+}
+
+static void fake_stepper(int i, long long setup, long long step)
+{
+  fakes[i].setup = setup;
+  fakes[i].kind = FAKE_STEP;
+  fakes[i].step = step;
+}
+
+/* The generated table is not linked into unit tests: they bring their own. */
+const struct cpucycles_counter cpucycles_counters[1] = { { "unused", 0, 0, 0 } };
+const int cpucycles_counters_count = 0;
+
+#endif

@@ -1,0 +1,48 @@
+# cpucycles-info prints the SPEC 4 format, in order, and chooses a TSC
+# counter on amd64 machines without an exposed PMU (like the CI machine).
+. tests/lib.sh
+out=$($RUN "$PACKAGE/bin/cpucycles-info") || { fail info_runs "exit status $?"; exit 1; }
+pass info_runs
+n=$(echo "$COUNTERS" | wc -w)
+
+echo "$out" | sed -n 1p | grep -qE '^cpucycles version [0-9]{8}$' &&
+  pass info_version_line || fail info_version_line "$(echo "$out" | sed -n 1p)"
+
+traces=$(echo "$out" | sed -n "2,$((n + 1))p")
+i=0 ok=1
+for name in $COUNTERS; do
+  line=$(echo "$traces" | sed -n "$((i + 1))p")
+  echo "$line" | grep -qE "^cpucycles tracesetup $i $name precision [0-9]+ scaling [0-9]+\.[0-9]{6} only32 [01]$" || { ok=0; echo "bad: $line"; }
+  i=$((i + 1))
+done
+[ $ok = 1 ] && pass info_tracesetup_lines || fail info_tracesetup_lines "one line per compiled counter, in order"
+
+echo "$out" | sed -n "$((n + 2))p" | grep -qE '^cpucycles persecond [1-9][0-9]*$' &&
+  pass info_persecond_line || fail info_persecond_line "$(echo "$out" | sed -n "$((n + 2))p")"
+impl=$(echo "$out" | sed -n "$((n + 3))p" | sed -n 's/^cpucycles implementation //p')
+case " $COUNTERS " in
+  *" $impl "*) pass info_implementation_line ;;
+  *) fail info_implementation_line "'$impl' is not a compiled counter" ;;
+esac
+iqm=$(echo "$out" | sed -n "$((n + 4))p")
+echo "$iqm" | grep -qE '^cpucycles iqm -?[0-9]+ ([+-][0-9]+){64}$' &&
+  pass info_iqm_line_has_64_differences || fail info_iqm_line_has_64_differences "$iqm"
+echo "$out" | grep -qE '^cpucycles observed persecond [0-9]+\.\.\.[0-9]+ with [0-9]+ loops [0-9]+ microseconds$' &&
+  pass info_observed_lines || fail info_observed_lines "none"
+last=$(echo "$out" | grep 'observed persecond' | tail -n 1 | sed 's/.* loops \([0-9]*\) microseconds/\1/')
+[ "${last:-0}" -ge 1000 ] && pass info_observed_until_a_millisecond || fail info_observed_until_a_millisecond "last line took $last us"
+
+# the chosen counter's precision is the smallest positive one
+best=$(echo "$traces" | awk '$5 > 0 { print $5, $4 }' | sort -n | head -n 1 | cut -d' ' -f2)
+[ "$best" = "$impl" ] || [ -z "$best" -a "$impl" = default-zero ] &&
+  pass info_choice_has_smallest_precision || fail info_choice_has_smallest_precision "best $best, chosen $impl"
+
+if [ "$ARCH" = amd64 ] && [ -z "$RUN" ] && grep -q hypervisor /proc/cpuinfo 2>/dev/null &&
+   ! ls /sys/bus/event_source/devices/cpu/events >/dev/null 2>&1; then
+  case "$impl" in
+    amd64-tsc|amd64-tscasm) pass info_amd64_guest_chooses_tsc ;;
+    *) fail info_amd64_guest_chooses_tsc "chose $impl" ;;
+  esac
+else
+  skip info_amd64_guest_chooses_tsc "not an amd64 guest without a PMU"
+fi

@@ -1,0 +1,22 @@
+# The shared library exports exactly the five API symbols, has the right
+# soname, and each counter object defines exactly its three entry points.
+. tests/lib.sh
+NM=nm
+command -v "${AR%ar}nm" >/dev/null 2>&1 && NM=${AR%ar}nm
+so=$PACKAGE/lib/libcpucycles.so.1
+got=$($NM -D --defined-only "$so" | awk '{print $3}' | grep -v '^$' | sort | tr '\n' ' ')
+want="cpucycles cpucycles_implementation cpucycles_persecond cpucycles_tracesetup cpucycles_version "
+[ "$got" = "$want" ] && pass symbols_exactly_five || fail symbols_exactly_five "exports: $got"
+READELF=readelf
+command -v "${AR%ar}readelf" >/dev/null 2>&1 && READELF=${AR%ar}readelf
+$READELF -d "$so" | grep -q 'SONAME.*\[libcpucycles.so.1\]' && pass symbols_soname ||
+  fail symbols_soname "no SONAME libcpucycles.so.1"
+[ "$(readlink "$PACKAGE/lib/libcpucycles.so")" = libcpucycles.so.1 ] && pass symbols_so_link ||
+  fail symbols_so_link "libcpucycles.so does not point at libcpucycles.so.1"
+ok=1
+for name in $COUNTERS; do
+  id=$(echo "$name" | tr - _)
+  defs=$($NM --defined-only "$B/obj/cpucycles/$name.o" | awk '$2 ~ /[TtDdBbRr]/ && $2 != "t" && $2 != "d" && $2 != "b" && $2 != "r" {print $3}' | sort | tr '\n' ' ')
+  [ "$defs" = "cpucycles_${id}_close cpucycles_${id}_setup cpucycles_${id}_ticks " ] || { ok=0; echo "$name defines: $defs"; }
+done
+[ $ok = 1 ] && pass symbols_counter_objects_define_their_three || fail symbols_counter_objects_define_their_three "see above"

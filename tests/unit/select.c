@@ -1,0 +1,170 @@
+/* The selection rule against fake counters: crashes, bad counters,
+   penalties, order bumps, and the last resort. */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
+#include <string.h>
+#include "check.h"
+#include "fake.h"
+
+static struct cpucycles_selection s;
+
+static void run(int count, long long persecond)
+{
+  cpucycles_select(fake_table, count, persecond, "test", &s);
+}
+
+/* The test's own handlers, which selection must leave exactly as found. */
+static void own_handler(int sig) { (void) sig; }
+static const int sigs[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+
+static void install_own(void)
+{
+  unsigned int i;
+  for (i = 0; i < 5; ++i) {
+    struct sigaction a;
+    memset(&a, 0, sizeof a);
+    a.sa_handler = own_handler;
+    sigemptyset(&a.sa_mask);
+    sigaddset(&a.sa_mask, SIGUSR1);
+    a.sa_flags = SA_RESTART;
+    sigaction(sigs[i], &a, 0);
+  }
+}
+
+static int own_intact(void)
+{
+  unsigned int i;
+  for (i = 0; i < 5; ++i) {
+    struct sigaction a;
+    sigaction(sigs[i], 0, &a);
+    if (a.sa_handler != own_handler || !(a.sa_flags & SA_RESTART) ||
+        !sigismember(&a.sa_mask, SIGUSR1) || sigismember(&a.sa_mask, SIGUSR2))
+      return 0;
+  }
+  return 1;
+}
+
+static void crashes(void)
+{
+  fake_reset();
+  install_own();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGILL;
+  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_CRASH_TICKS; fakes[1].signal = SIGSEGV;
+  fakes[2].setup = CPUCYCLES_CYCLECOUNTER; fakes[2].kind = FAKE_CRASH_SETUP; fakes[2].signal = SIGABRT;
+  fakes[3].setup = CPUCYCLES_CYCLECOUNTER; fakes[3].kind = FAKE_CRASH_TICKS; fakes[3].signal = SIGFPE;
+  fakes[4].setup = CPUCYCLES_CYCLECOUNTER; fakes[4].kind = FAKE_CRASH_TICKS; fakes[4].signal = SIGBUS;
+  fake_stepper(5, CPUCYCLES_MAYBECYCLECOUNTER, 30);
+  run(6, 1000000000);
+  check(s.trace[0].crash == SIGILL && s.trace[0].precision == 0, "crash_sigill_dropped",
+        "crash %d precision %lld", s.trace[0].crash, s.trace[0].precision);
+  check(s.trace[1].crash == SIGSEGV && s.trace[1].precision == 0, "crash_sigsegv_dropped",
+        "crash %d", s.trace[1].crash);
+  check(s.trace[2].crash == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_in_setup_dropped",
+        "crash %d", s.trace[2].crash);
+  check(s.trace[3].crash == SIGFPE && s.trace[4].crash == SIGBUS, "crash_sigfpe_sigbus_dropped",
+        "crash %d %d", s.trace[3].crash, s.trace[4].crash);
+  check(s.chosen == 5 && s.trace[5].precision == 1030, "crash_survivor_chosen",
+        "chosen %d precision %lld", s.chosen, s.trace[5].precision);
+  check(fakes[0].closes == 1 && fakes[1].closes == 1 && fakes[5].closes == 0,
+        "crash_closed_dropped_not_chosen", "closes %lld %lld %lld",
+        fakes[0].closes, fakes[1].closes, fakes[5].closes);
+  check(own_intact(), "crash_handlers_restored", "a handler, its flags or mask changed");
+  {
+    /* the guard is gone: our own handler sees a signal now */
+    struct sigaction a;
+    sigaction(SIGILL, 0, &a);
+    check(a.sa_handler == own_handler, "crash_guard_removed", "guard handler still installed");
+  }
+}
+
+static void bad_counters(void)
+{
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_DECREASE;
+  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_STUCK;
+  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 7);
+  run(3, 1000000000);
+  check(s.trace[0].precision == 0 && fakes[0].calls == 10 * 1000, "decreasing_dropped_after_10_tries",
+        "precision %lld after %lld reads", s.trace[0].precision, fakes[0].calls);
+  check(s.trace[1].precision == 0 && fakes[1].calls == 10 * 1000, "stuck_dropped_after_10_tries",
+        "precision %lld after %lld reads", s.trace[1].precision, fakes[1].calls);
+  check(s.chosen == 2 && s.trace[2].precision == 7 + 1000, "bad_counters_do_not_bump_order",
+        "chosen %d precision %lld", s.chosen, s.trace[2].precision);
+  check(fakes[0].closes == 1 && fakes[1].closes == 1, "bad_counters_closed", "closes %lld %lld",
+        fakes[0].closes, fakes[1].closes);
+}
+
+/* Hand-worked tables: precision = smallest step + penalty + 10 per
+   working counter earlier in the list; smallest wins, earlier on ties. */
+static void tables(void)
+{
+  /* titan0-like: perf cycle counter 37, tsc 24, tscasm 24 */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 37);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  run(3, 3500000000LL);
+  check(s.chosen == 0 && s.trace[0].precision == 37 && s.trace[1].precision == 1034 &&
+        s.trace[2].precision == 1044, "table_cycle_counter_beats_tsc",
+        "chosen %d precisions %lld %lld %lld", s.chosen, s.trace[0].precision,
+        s.trace[1].precision, s.trace[2].precision);
+
+  /* skip, crash, tsc 24, tsc 24, perfevent 114: the late cycle counter wins */
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_SKIP;
+  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_CRASH_TICKS; fakes[1].signal = SIGILL;
+  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  fake_stepper(3, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  fake_stepper(4, CPUCYCLES_CYCLECOUNTER, 114);
+  run(5, 3200000000LL);
+  check(s.chosen == 4 && s.trace[2].precision == 1024 && s.trace[3].precision == 1034 &&
+        s.trace[4].precision == 134 && s.trace[0].scaling == 0, "table_late_cycle_counter",
+        "chosen %d precisions %lld %lld %lld", s.chosen, s.trace[2].precision,
+        s.trace[3].precision, s.trace[4].precision);
+
+  /* a 32-bit counter with step 8 (308) beats a cycle counter of step 600 */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_EXTEND32, 8);
+  fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 600);
+  run(2, 1000000000);
+  check(s.chosen == 0 && s.trace[0].precision == 308 && s.trace[0].only32 == 1 &&
+        s.trace[1].precision == 610, "table_extend32_penalty_300",
+        "chosen %d precisions %lld %lld", s.chosen, s.trace[0].precision, s.trace[1].precision);
+
+  /* ties go to the earlier counter: 20 vs 10 + 10 */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 20);
+  fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 10);
+  run(2, 1000000000);
+  check(s.chosen == 0 && s.trace[1].precision == 20, "table_tie_goes_to_earlier",
+        "chosen %d precision %lld", s.chosen, s.trace[1].precision);
+
+  /* a fixed-rate clock pays 1000 even when fine-grained */
+  fake_reset();
+  fake_stepper(0, 1000000000, 1);
+  fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 900);
+  run(2, 1000000000);
+  check(s.chosen == 1 && s.trace[0].precision == 1001 && s.trace[1].precision == 910,
+        "table_offcore_penalty_1000", "chosen %d precisions %lld %lld", s.chosen,
+        s.trace[0].precision, s.trace[1].precision);
+}
+
+static void last_resort(void)
+{
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGSEGV;
+  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_STUCK;
+  fakes[2].setup = CPUCYCLES_SKIP; /* plays default-zero */
+  run(3, 1000000000);
+  check(s.chosen == 2 && s.read == fake_table[2].ticks, "last_resort_when_nothing_works",
+        "chosen %d", s.chosen);
+}
+
+int main(void)
+{
+  crashes();
+  bad_counters();
+  tables();
+  last_resort();
+  return checks_failed();
+}
