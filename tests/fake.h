@@ -110,6 +110,36 @@ static void fake_stepper(int i, long long setup, long long step)
   fakes[i].step = step;
 }
 
+/* Selection over the first count fake slots, as the library would run it
+   with persecond fixed; measure_all as tracing asks, wanted as
+   CPUCYCLES_IMPLEMENTATION would. */
+static long long fake_persecond_value;
+static int fake_persecond_asked;
+
+static long long fake_persecond(const char **source)
+{
+  ++fake_persecond_asked;
+  *source = "test";
+  return fake_persecond_value;
+}
+
+static void fake_select_with(int count, long long persecond, int measure_all,
+                             const char *wanted, struct cpucycles_selection *out)
+{
+  struct cpucycles_select_options options;
+  fake_persecond_value = persecond;
+  fake_persecond_asked = 0;
+  options.persecond = fake_persecond;
+  options.wanted = wanted;
+  options.measure_all = measure_all;
+  cpucycles_select(fake_table, count, &options, out);
+}
+
+static void fake_select(int count, long long persecond, struct cpucycles_selection *out)
+{
+  fake_select_with(count, persecond, 1, 0, out);
+}
+
 /* The generated table is not linked into unit tests: they bring their own. */
 const struct cpucycles_counter cpucycles_counters[1] = { { "unused", 0, 0, 0 } };
 const int cpucycles_counters_count = 0;

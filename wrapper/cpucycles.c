@@ -1,12 +1,14 @@
 /* The public entry points.  The first call of cpucycles(),
    cpucycles_persecond() or cpucycles_implementation() runs the selection
    exactly once, even when many threads make it at the same moment; after
-   that cpucycles points straight at the chosen read function. */
+   that cpucycles points straight at the chosen read function, so the
+   steady-state call costs what the counter costs and nothing more. */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
 #include <stdio.h>
 #include "cpucycles.h"
 #include "internal.h"
+#include "os.h"
 
 static long long first_call(void);
 
@@ -16,60 +18,76 @@ long long (*cpucycles)(void) = first_call;
 #define RUNNING 1
 #define DONE 2
 
-static int state = NOT_STARTED;
-static CPUCYCLES_THREAD int selecting; /* this thread is running selection */
+static int selection_state = NOT_STARTED;
+static int persecond_state = NOT_STARTED;
+static CPUCYCLES_THREAD int running_here; /* this thread is inside once() */
+static int trace_wanted;
 static struct cpucycles_selection selection;
 
-static void select_once(void)
+/* Runs job exactly once per process; callers that lose the race wait for
+   the winner.  Returns 0 only to a caller re-entering from inside the job
+   on the same thread (a signal handler), which must not wait for itself. */
+static int once(int *state, void (*job)(void))
 {
   int expected = NOT_STARTED;
-
-  if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == DONE) return;
-  if (__atomic_compare_exchange_n(&state, &expected, RUNNING, 0,
+  if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
+  if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0,
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    const char *source;
-    long long persecond;
-    selecting = 1;
-    persecond = cpucycles_persecond_estimate(&source);
-    cpucycles_select(cpucycles_counters, cpucycles_counters_count,
-                     persecond, source, &selection);
-    /* The release store publishes the chosen counter's state along with
-       the pointer; a caller whose plain load still sees first_call comes
-       here and waits on the acquire load of state below. */
-    __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
-    __atomic_store_n(&state, DONE, __ATOMIC_RELEASE);
-    selecting = 0;
-    return;
+    running_here = 1;
+    job();
+    running_here = 0;
+    __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
+    return 1;
   }
-  if (selecting) return; /* re-entered from our own selection: see first_call */
-  while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != DONE) sched_yield();
+  if (running_here) return 0;
+  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) sched_yield();
+  return 1;
+}
+
+static void select_job(void)
+{
+  struct cpucycles_select_options options;
+  options.persecond = cpucycles_persecond_estimate;
+  options.wanted = cpucycles_os.getenv("CPUCYCLES_IMPLEMENTATION");
+  options.measure_all = trace_wanted;
+  cpucycles_select(cpucycles_counters, cpucycles_counters_count, &options, &selection);
+  /* The release store publishes the chosen counter's state along with the
+     pointer.  A caller whose plain load still sees first_call comes here
+     and waits on the acquire load in once(). */
+  __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
 }
 
 static long long first_call(void)
 {
-  select_once();
-  /* Only a signal handler re-entering during selection gets here early. */
-  if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != DONE) return 0;
+  if (!once(&selection_state, select_job)) return 0;
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
+}
+
+const struct cpucycles_selection *cpucycles_selection(void)
+{
+  once(&selection_state, select_job);
+  return &selection;
+}
+
+/* Selection asks for persecond only when a counter needs scaling; if it
+   did not, the estimate is made on the first cpucycles_persecond(). */
+static void persecond_job(void)
+{
+  if (!selection.persecond)
+    selection.persecond = cpucycles_persecond_estimate(&selection.persecond_source);
 }
 
 long long cpucycles_persecond(void)
 {
-  select_once();
+  if (!once(&selection_state, select_job)) return 0;
+  if (!once(&persecond_state, persecond_job)) return 0;
   return selection.persecond;
 }
 
 const char *cpucycles_implementation(void)
 {
-  select_once();
-  if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != DONE) return "default-zero";
+  if (!once(&selection_state, select_job)) return "default-zero";
   return cpucycles_counters[selection.chosen].name;
-}
-
-const struct cpucycles_selection *cpucycles_selection(void)
-{
-  select_once();
-  return &selection;
 }
 
 const struct cpucycles_counter *cpucycles_table(void)
@@ -80,7 +98,10 @@ const struct cpucycles_counter *cpucycles_table(void)
 void cpucycles_tracesetup(void)
 {
   int i;
-  select_once();
+  /* Called before the first call, the trace measures every counter;
+     afterwards it shows what the (shorter) selection measured. */
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) trace_wanted = 1;
+  if (!once(&selection_state, select_job)) return;
   for (i = 0; i < selection.count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i,
            cpucycles_counters[i].name, selection.trace[i].precision,

@@ -31,17 +31,26 @@ struct cpucycles_trace {
 };
 
 struct cpucycles_selection {
-  long long persecond;
+  long long persecond;         /* 0 if selection never needed it */
   const char *persecond_source;
   int chosen;                  /* index into the table */
   long long (*read)(void);     /* what cpucycles will point at */
   int count;
+  const char *wanted;          /* CPUCYCLES_IMPLEMENTATION, if set */
+  const char *wanted_refused;  /* why it was not used, if it was not */
   struct cpucycles_trace trace[CPUCYCLES_MAXCOUNTERS];
+};
+
+struct cpucycles_select_options {
+  /* the persecond estimate, asked only when a counter needs it */
+  long long (*persecond)(const char **source);
+  const char *wanted;  /* a counter name to use if it works, or 0 */
+  int measure_all;     /* measure even counters that cannot win (tracing) */
 };
 
 /* select.c: the whole rule, SPEC 3.  Fills *out; never fails. */
 void cpucycles_select(const struct cpucycles_counter *table, int count,
-                      long long persecond, const char *persecond_source,
+                      const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out);
 
 /* read.c: the functions cpucycles may point at, around a raw counter. */

@@ -10,6 +10,7 @@
 #define ORDER_BUMP 10            /* per working counter earlier in the list */
 #define PRECISION_CALLS 1000
 #define PRECISION_TRIES 10
+#define SMALLEST_STEP 1          /* no counter can do better than this */
 
 /* What one candidate's probes share with the guard. */
 struct candidate {
@@ -17,9 +18,23 @@ struct candidate {
   long long setup;
   long long persecond;
   double scaling;
+  int only32;
+  long long penalty;
   long long (*read)(void);
-  long long precision; /* smallest nonzero step, 0 if the counter failed */
+  long long step; /* smallest nonzero step, 0 if the counter failed */
   const char *fail;
+  int open;       /* set up and not yet closed */
+};
+
+/* Everything selection keeps while it walks the list. */
+struct walk {
+  const struct cpucycles_counter *table;
+  const struct cpucycles_select_options *options;
+  struct cpucycles_selection *out;
+  struct candidate c[CPUCYCLES_MAXCOUNTERS];
+  int working;          /* counters so far that passed the precision test */
+  int pending[CPUCYCLES_MAXCOUNTERS]; /* set up but not yet measured */
+  int npending;
 };
 
 static const char *counter_words;
@@ -55,7 +70,7 @@ static void probe_precision(void *arg)
   long long v[PRECISION_CALLS];
   int try, i;
 
-  c->precision = 0;
+  c->step = 0;
   for (try = 0; try < PRECISION_TRIES; ++try) {
     long long smallest = 0;
     int decreased = 0;
@@ -67,15 +82,13 @@ static void probe_precision(void *arg)
     }
     if (decreased) {
       c->fail = "went backwards in every try";
-      continue;
-    }
-    if (smallest == 0) {
+    } else if (!smallest) {
       c->fail = "never moved in every try";
-      continue;
+    } else {
+      c->step = smallest;
+      c->fail = 0;
+      return;
     }
-    c->precision = smallest;
-    c->fail = 0;
-    return;
   }
 }
 
@@ -89,106 +102,178 @@ static const char *signal_words(int sig)
   return "a signal";
 }
 
+static long long persecond(struct walk *w)
+{
+  struct cpucycles_selection *out = w->out;
+  if (!out->persecond)
+    out->persecond = w->options->persecond(&out->persecond_source);
+  return out->persecond;
+}
+
+static void drop(struct walk *w, int i, int sig, const char *why)
+{
+  w->out->trace[i].crash = sig;
+  w->out->trace[i].fail = sig ? signal_words(sig) : why;
+  w->out->trace[i].precision = 0;
+  cpucycles_guard_run(probe_close, &w->c[i]);
+  w->c[i].open = 0;
+}
+
+/* Steps 1 and 2: the counter's own probe, then its class.
+   Returns 1 if the counter is still in the running. */
+static int set_up(struct walk *w, int i)
+{
+  struct candidate *c = &w->c[i];
+  struct cpucycles_trace *t = &w->out->trace[i];
+  int sig;
+
+  memset(c, 0, sizeof *c);
+  c->counter = &w->table[i];
+  counter_words = 0;
+  sig = cpucycles_guard_run(probe_setup, c);
+  t->says = counter_words;
+  c->open = 1; /* even a skip may have half-opened something */
+  if (sig) {
+    drop(w, i, sig, 0);
+    return 0;
+  }
+  t->setup = c->setup;
+  if (c->setup == CPUCYCLES_SKIP) {
+    t->fail = "setup skipped";
+    return 0;
+  }
+  if (c->setup == CPUCYCLES_CYCLECOUNTER) {
+    c->penalty = PENALTY_CYCLECOUNTER;
+  } else if (c->setup == CPUCYCLES_EXTEND32) {
+    c->penalty = PENALTY_EXTEND32;
+    c->only32 = 1;
+  } else if (c->setup == CPUCYCLES_MAYBECYCLECOUNTER || c->setup > 0 ||
+             c->setup == CPUCYCLES_FINDMULTIPLIER) {
+    c->penalty = PENALTY_OFFCORE;
+  } else {
+    drop(w, i, 0, "unknown setup class");
+    return 0;
+  }
+  return 1;
+}
+
+/* Step 3: scaling and precision.  Returns the precision, 0 if dropped. */
+static long long measure(struct walk *w, int i)
+{
+  struct candidate *c = &w->c[i];
+  struct cpucycles_trace *t = &w->out->trace[i];
+  int sig;
+
+  c->scaling = 1;
+  if (c->setup > 0) {
+    c->scaling = (double) persecond(w) / (double) c->setup;
+  } else if (c->setup == CPUCYCLES_FINDMULTIPLIER) {
+    c->persecond = persecond(w);
+    sig = cpucycles_guard_run(probe_multiplier, c);
+    if (sig || !c->scaling) {
+      drop(w, i, sig, "its rate is no n/d multiple of persecond");
+      return 0;
+    }
+  }
+  t->scaling = c->scaling;
+  t->only32 = c->only32;
+  c->read = cpucycles_read_function(c->scaling, c->only32, c->counter->ticks);
+  cpucycles_read_use(c->counter->ticks, c->scaling, c->only32,
+                     c->only32 ? persecond(w) : 0);
+  sig = cpucycles_guard_run(probe_precision, c);
+  if (sig || !c->step) {
+    drop(w, i, sig, c->fail);
+    return 0;
+  }
+  t->precision = c->step + c->penalty + ORDER_BUMP * w->working;
+  ++w->working;
+  return t->precision;
+}
+
+/* Step 4: the smallest precision wins; an earlier counter wins a tie. */
+static void consider(struct walk *w, int i, long long precision)
+{
+  struct cpucycles_selection *out = w->out;
+  if (!precision) return;
+  if (out->chosen < 0 || precision < out->trace[out->chosen].precision) out->chosen = i;
+}
+
+/* Counters left pending could not beat the best so far; measuring them
+   is only needed when a later counter's order bump depends on whether
+   they work (see try_counter). */
+static void settle(struct walk *w)
+{
+  int k;
+  for (k = 0; k < w->npending; ++k) consider(w, w->pending[k], measure(w, w->pending[k]));
+  w->npending = 0;
+}
+
+static void try_counter(struct walk *w, int i)
+{
+  struct cpucycles_selection *out = w->out;
+  long long best_possible;
+
+  if (!set_up(w, i)) return;
+  /* Skipping the measurement of a counter that cannot win saves most of
+     the first call's time; the choice is the same as measuring all:
+     a pending counter is measured before any later counter is, so every
+     order bump is exact whenever it matters. */
+  best_possible = SMALLEST_STEP + w->c[i].penalty + ORDER_BUMP * w->working;
+  if (!w->options->measure_all && out->chosen >= 0 &&
+      best_possible >= out->trace[out->chosen].precision) {
+    out->trace[i].fail = "not measured: cannot beat the counter already found";
+    w->pending[w->npending++] = i;
+    return;
+  }
+  settle(w);
+  consider(w, i, measure(w, i));
+}
+
+static int find(const struct cpucycles_counter *table, int count, const char *name)
+{
+  int i;
+  for (i = 0; name && i < count; ++i)
+    if (!strcmp(table[i].name, name)) return i;
+  return -1;
+}
+
 void cpucycles_select(const struct cpucycles_counter *table, int count,
-                      long long persecond, const char *persecond_source,
+                      const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out)
 {
-  int i, working = 0;
-  long long best = 0;
+  static struct walk w;
+  int i, wanted;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
+  memset(&w, 0, sizeof w);
   memset(out, 0, sizeof *out);
-  out->persecond = persecond;
-  out->persecond_source = persecond_source;
+  w.table = table;
+  w.options = options;
+  w.out = out;
   out->count = count;
   out->chosen = -1;
+  out->wanted = options->wanted;
 
   cpucycles_guard_install();
-  for (i = 0; i < count; ++i) {
-    struct cpucycles_trace *t = &out->trace[i];
-    struct candidate c;
-    long long penalty;
-    int only32 = 0;
-    int sig;
 
-    memset(&c, 0, sizeof c);
-    c.counter = &table[i];
-    c.persecond = persecond;
-    counter_words = 0;
-
-    /* 1. the counter's own probe */
-    sig = cpucycles_guard_run(probe_setup, &c);
-    t->says = counter_words;
-    if (sig) {
-      t->crash = sig;
-      t->fail = signal_words(sig);
-      cpucycles_guard_run(probe_close, &c);
-      continue;
-    }
-    t->setup = c.setup;
-    if (c.setup == CPUCYCLES_SKIP) {
-      t->fail = "setup skipped";
-      continue;
-    }
-
-    /* 2. its class gives a penalty and a scaling to cycles */
-    if (c.setup == CPUCYCLES_CYCLECOUNTER) {
-      penalty = PENALTY_CYCLECOUNTER;
-      c.scaling = 1;
-    } else if (c.setup == CPUCYCLES_EXTEND32) {
-      penalty = PENALTY_EXTEND32;
-      c.scaling = 1;
-      only32 = 1;
-    } else if (c.setup == CPUCYCLES_MAYBECYCLECOUNTER) {
-      penalty = PENALTY_OFFCORE;
-      c.scaling = 1;
-    } else if (c.setup > 0) {
-      penalty = PENALTY_OFFCORE;
-      c.scaling = (double) persecond / (double) c.setup;
-    } else if (c.setup == CPUCYCLES_FINDMULTIPLIER) {
-      penalty = PENALTY_OFFCORE;
-      sig = cpucycles_guard_run(probe_multiplier, &c);
-      if (sig || c.scaling == 0) {
-        t->crash = sig;
-        t->fail = sig ? signal_words(sig) : "rate is no n/d multiple of persecond";
-        cpucycles_guard_run(probe_close, &c);
-        continue;
-      }
-    } else {
-      t->fail = "unknown setup class";
-      cpucycles_guard_run(probe_close, &c);
-      continue;
-    }
-    t->scaling = c.scaling;
-    t->only32 = only32;
-
-    /* 3. precision: smallest step, plus penalty, plus the order bump */
-    c.read = cpucycles_read_function(c.scaling, only32, c.counter->ticks);
-    cpucycles_read_use(c.counter->ticks, c.scaling, only32, persecond);
-    sig = cpucycles_guard_run(probe_precision, &c);
-    if (sig || !c.precision) {
-      t->crash = sig;
-      t->fail = sig ? signal_words(sig) : c.fail;
-      cpucycles_guard_run(probe_close, &c);
-      continue;
-    }
-    t->precision = c.precision + penalty + ORDER_BUMP * working;
-    ++working;
-
-    /* 4. smallest precision wins; earlier wins ties */
-    if (out->chosen < 0 || t->precision < best) {
-      out->chosen = i;
-      best = t->precision;
+  /* A counter named on purpose (CPUCYCLES_IMPLEMENTATION) is used if it
+     passes its probe and precision test; otherwise the rule decides. */
+  wanted = find(table, count, options->wanted);
+  if (options->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
+  if (wanted >= 0) {
+    if (set_up(&w, wanted)) consider(&w, wanted, measure(&w, wanted));
+    if (out->chosen < 0) {
+      out->wanted_refused = out->trace[wanted].fail;
+      w.working = 0;
     }
   }
 
-  /* close every working counter that lost */
-  for (i = 0; i < count; ++i) {
-    struct candidate c;
-    if (i == out->chosen || !out->trace[i].precision) continue;
-    c.counter = &table[i];
-    cpucycles_guard_run(probe_close, &c);
-  }
+  if (out->chosen < 0)
+    for (i = 0; i < count; ++i) try_counter(&w, i);
+
+  /* close every counter that was set up and lost */
+  for (i = 0; i < count; ++i)
+    if (i != out->chosen && w.c[i].open) cpucycles_guard_run(probe_close, &w.c[i]);
   cpucycles_guard_restore();
 
   if (out->chosen < 0) {
@@ -198,9 +283,8 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     return;
   }
   {
-    const struct cpucycles_trace *t = &out->trace[out->chosen];
-    long long (*ticks)(void) = table[out->chosen].ticks;
-    cpucycles_read_use(ticks, t->scaling, t->only32, persecond);
-    out->read = cpucycles_read_function(t->scaling, t->only32, ticks);
+    struct candidate *c = &w.c[out->chosen];
+    cpucycles_read_use(c->counter->ticks, c->scaling, c->only32, c->only32 ? out->persecond : 0);
+    out->read = c->read;
   }
 }

@@ -13,7 +13,7 @@ static void fixed_rate(void)
   fakes[0].kind = FAKE_CLOCK;
   fakes[0].ticks_per_ns = 0.001;
   fakes[0].advance_ns = 1000;
-  cpucycles_select(fake_table, 1, 3000000000LL, "test", &s);
+  fake_select(1, 3000000000LL, &s);
   check(s.chosen == 0 && s.trace[0].scaling == 3000, "fixed_rate_scaling_is_persecond_over_rate",
         "scaling %f", s.trace[0].scaling);
   a = s.read();
@@ -29,7 +29,7 @@ static double multiplier(double ticks_per_ns, long long persecond)
   fakes[0].kind = FAKE_CLOCK;
   fakes[0].ticks_per_ns = ticks_per_ns;
   fakes[0].advance_ns = 100;
-  cpucycles_select(fake_table, 1, persecond, "test", &s);
+  fake_select(1, persecond, &s);
   return s.trace[0].scaling;
 }
 
@@ -58,7 +58,7 @@ static void extend32(void)
   fakes[0].ticks_per_ns = 1000;
   fakes[0].advance_ns = 1;
   fakes[0].wrap32 = 1;
-  cpucycles_select(fake_table, 1, 1050000000000LL, "test", &s);
+  fake_select(1, 1050000000000LL, &s);
   check(s.chosen == 0 && s.trace[0].only32 == 1 && s.read == cpucycles_read_extended,
         "extend32_chosen_and_extended", "chosen %d only32 %d", s.chosen, s.trace[0].only32);
 

@@ -10,7 +10,7 @@ static struct cpucycles_selection s;
 
 static void run(int count, long long persecond)
 {
-  cpucycles_select(fake_table, count, persecond, "test", &s);
+  fake_select(count, persecond, &s);
 }
 
 /* The test's own handlers, which selection must leave exactly as found. */
@@ -160,9 +160,66 @@ static void last_resort(void)
         "chosen %d", s.chosen);
 }
 
+/* Without tracing, counters that cannot win are set up but not measured;
+   the choice must be the one full measurement makes. */
+static void pruning(void)
+{
+  struct cpucycles_selection full;
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);  /* 1021 */
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);  /* 1031 */
+  fake_stepper(2, 1000000000, 2);                    /* 1022: cannot win */
+  fake_stepper(3, 1000000, 2000);                    /* cannot win */
+  fake_select_with(4, 1000000000, 0, 0, &s);
+  check(s.chosen == 0 && fakes[2].calls == 0 && fakes[3].calls == 0 &&
+        fakes[2].closes == 1 && fakes[3].closes == 1 && fake_persecond_asked == 0,
+        "pruning_skips_counters_that_cannot_win", "chosen %d, reads %lld %lld, persecond asked %d",
+        s.chosen, fakes[2].calls, fakes[3].calls, fake_persecond_asked);
+
+  /* A pending counter's order bump can decide a later counter: here the
+     cycle counter at 2 has step 4, so 4 + 10*2 = 24 loses to 15, but would
+     win with 14 if the pending counter at 1 were never found to work. */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 15);       /* 15 */
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);  /* cannot win: pending */
+  fake_stepper(2, CPUCYCLES_CYCLECOUNTER, 4);        /* 24 */
+  fake_select_with(3, 1000000000, 1, 0, &full);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 15);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
+  fake_stepper(2, CPUCYCLES_CYCLECOUNTER, 4);
+  fake_select_with(3, 1000000000, 0, 0, &s);
+  check(full.chosen == 0 && s.chosen == 0 && s.trace[2].precision == 24 && fakes[1].calls > 0,
+        "pruning_keeps_order_bumps_exact", "pruned chose %d (precision %lld), full chose %d",
+        s.chosen, s.trace[2].precision, full.chosen);
+}
+
+/* CPUCYCLES_IMPLEMENTATION: used when it works, refused (with a reason)
+   when it does not, and then the rule decides. */
+static void wanted(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
+  fake_select_with(2, 1000000000, 0, "fake1", &s);
+  check(s.chosen == 1 && !s.wanted_refused && fakes[0].calls == 0, "wanted_counter_used",
+        "chosen %d", s.chosen);
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGILL;
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
+  fake_select_with(2, 1000000000, 0, "fake0", &s);
+  check(s.chosen == 1 && s.wanted_refused && !strcmp(s.wanted_refused, "SIGILL"),
+        "wanted_counter_refused_when_it_crashes", "chosen %d refused %s", s.chosen,
+        s.wanted_refused ? s.wanted_refused : "(null)");
+  fake_select_with(2, 1000000000, 0, "no-such", &s);
+  check(s.chosen == 1 && s.wanted_refused, "wanted_unknown_name_refused", "chosen %d", s.chosen);
+}
+
 int main(void)
 {
   crashes();
+  pruning();
+  wanted();
   bad_counters();
   tables();
   last_resort();
