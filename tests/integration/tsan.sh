@@ -1,0 +1,32 @@
+# ThreadSanitizer build of the library and the many-threads first-call
+# test (clang -fsanitize=thread): it must report nothing.
+. tests/lib.sh
+if [ -n "$RUN" ]; then skip tsan_first_call "native only"; exit 0; fi
+command -v clang > /dev/null 2>&1 || { skip tsan_first_call "no clang"; exit 0; }
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+echo 'int main(void){return 0;}' > "$d/t.c"
+if ! clang -fsanitize=thread "$d/t.c" -o "$d/t" > /dev/null 2>&1; then
+  skip tsan_first_call "clang has no ThreadSanitizer runtime here"; exit 0
+fi
+srcs="wrapper/*.c $B/counters.c"
+for name in $COUNTERS; do srcs="$srcs cpucycles/$name.c"; done
+objs=
+for src in $srcs; do
+  o=$d/$(echo "$src" | tr / _).o
+  def=
+  case "$src" in cpucycles/*) def="-DCOUNTER=$(basename "$src" .c | tr - _)" ;; esac
+  clang -g -O1 -fsanitize=thread -fPIC $INC $def -c $src -o "$o" 2>> "$d/log" || { fail tsan_builds "$(tail -n 3 "$d/log")"; exit 1; }
+  objs="$objs $o"
+done
+clang -g -O1 -fsanitize=thread $INC -Itests tests/unit/firstcall-threads.c $objs -o "$d/threads" -lpthread 2>> "$d/log" ||
+  { fail tsan_builds "$(tail -n 3 "$d/log")"; exit 1; }
+CPUCYCLES_TEST_CHILDREN=${TSAN_CHILDREN:-20} TSAN_OPTIONS="halt_on_error=0" "$d/threads" > "$d/out" 2>&1
+st=$?
+if grep -q 'WARNING: ThreadSanitizer' "$d/out"; then
+  fail tsan_first_call "$(grep -A3 'WARNING: ThreadSanitizer' "$d/out" | head -n 12 | tr '\n' ' ')"
+elif [ $st != 0 ]; then
+  fail tsan_first_call "status $st: $(tail -n 3 "$d/out")"
+else
+  pass tsan_first_call
+fi

@@ -1,0 +1,87 @@
+/* Many threads making the first call at once: selection runs once, every
+   thread gets the same counter and sane counts, nothing crashes or hangs.
+   Run without arguments it starts itself in CHILDREN fresh processes (each
+   one a real first call) and checks each; with "child" it is one of them. */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cpucycles.h>
+#include "check.h"
+
+#define THREADS 16
+
+static pthread_barrier_t start;
+static struct {
+  long long first, second;
+  const char *implementation;
+} seen[THREADS];
+
+static void *racer(void *arg)
+{
+  long i = (long) arg;
+  pthread_barrier_wait(&start);
+  seen[i].first = cpucycles();
+  seen[i].second = cpucycles();
+  seen[i].implementation = cpucycles_implementation();
+  return 0;
+}
+
+static int child(void)
+{
+  pthread_t t[THREADS];
+  long i;
+  int ok = 1;
+  alarm(60); /* a deadlock becomes a death by SIGALRM, counted below */
+  pthread_barrier_init(&start, 0, THREADS);
+  for (i = 0; i < THREADS; ++i) pthread_create(&t[i], 0, racer, (void *) i);
+  for (i = 0; i < THREADS; ++i) pthread_join(t[i], 0);
+  for (i = 0; i < THREADS; ++i) {
+    if (seen[i].implementation != seen[0].implementation) ok = 0;
+    if (seen[i].second < seen[i].first) ok = 0;
+    if (strcmp(seen[i].implementation, "default-zero") && seen[i].second <= 0) ok = 0;
+  }
+  printf("%s %s\n", ok ? "same" : "differ", seen[0].implementation);
+  return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+  int children = getenv("CPUCYCLES_TEST_CHILDREN") ? atoi(getenv("CPUCYCLES_TEST_CHILDREN")) : 200;
+  int n, crashed = 0, wrong = 0, differ = 0;
+  char first[64] = "", line[128];
+
+  if (argc > 1 && !strcmp(argv[1], "child")) return child();
+  for (n = 0; n < children; ++n) {
+    int fd[2], status;
+    pid_t pid;
+    FILE *f;
+    if (pipe(fd) != 0) return 2;
+    pid = fork();
+    if (pid == 0) {
+      dup2(fd[1], 1);
+      close(fd[0]);
+      execl("/proc/self/exe", argv[0], "child", (char *) 0);
+      execl(argv[0], argv[0], "child", (char *) 0);
+      _exit(127);
+    }
+    close(fd[1]);
+    f = fdopen(fd[0], "r");
+    line[0] = 0;
+    if (!fgets(line, sizeof line, f)) line[0] = 0;
+    fclose(f);
+    waitpid(pid, &status, 0);
+    if (WIFSIGNALED(status)) ++crashed;
+    else if (WEXITSTATUS(status) != 0) ++wrong;
+    if (!first[0]) snprintf(first, sizeof first, "%s", line);
+    else if (strcmp(first, line)) ++differ;
+  }
+  check(crashed == 0, "threads_first_call_never_crashes", "%d of %d processes died of a signal", crashed, children);
+  check(wrong == 0, "threads_first_call_same_counter_sane_counts", "%d of %d processes saw different counters or bad counts", wrong, children);
+  check(differ <= children / 200, "threads_first_call_same_choice_across_processes",
+        "%d of %d processes chose differently from the first (%s)", differ, children, first);
+  return checks_failed();
+}
