@@ -40,13 +40,16 @@ uninstall:
 test: all
 	sh scripts/test
 
+test-sanitize: all
+	sh scripts/test-sanitize
+
 bench: all
 	sh scripts/bench
 
 clean:
 	rm -rf $(B)
 
-.PHONY: default all docs install uninstall test bench clean
+.PHONY: default all docs install uninstall test test-sanitize bench clean
 
 # Reached only when ./configure has not run yet.
 build/0/config.mk build/0/rules.mk:

@@ -1,6 +1,7 @@
 # configure's errors, --no-COUNTER, and a packager's one-line compiler list,
 # each in a scratch copy of the tree so the real build/ stays untouched.
 . tests/lib.sh
+if [ -n "$SANITIZE" ]; then skip configure_checks "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip configure_checks "native only"; exit 0; fi
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
