@@ -3,9 +3,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include "cpucycles.h"
 #include "internal.h"
+#include "os.h"
 
 #define DIFFERENCES 64
 #define FIRST_LOOPS 1024
@@ -63,18 +66,79 @@ static void observed_lines(void)
   }
 }
 
-/* Our extra lines: where persecond came from, and each counter's story. */
-static void doctor_lines(void)
+/* A line's value for the first of keys found at a line start in text. */
+static int find_value(const char *text, const char *const *keys, char *value, size_t size)
+{
+  const char *line;
+  int k;
+  for (k = 0; keys[k]; ++k) {
+    size_t n = strlen(keys[k]);
+    for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
+      const char *v = line + n;
+      size_t len = 0;
+      if (strncmp(line, keys[k], n)) continue;
+      while (*v == ' ' || *v == '\t') ++v;
+      if (*v++ != ':') continue;
+      while (*v == ' ' || *v == '\t') ++v;
+      while (v[len] && v[len] != '\n' && len + 1 < size) ++len;
+      memcpy(value, v, len);
+      value[len] = 0;
+      return len > 0;
+    }
+  }
+  return 0;
+}
+
+/* Our extra lines: the machine, where persecond came from, and for every
+   counter what happened to it in plain words. */
+static void machine_lines(void)
+{
+  static char cpuinfo[16384];
+  static const char *const model_keys[] = { "model name", "Model Name", "cpu model", "cpu",
+                                            "uarch", "Processor", "vendor_id", 0 };
+  char value[256];
+  struct utsname u;
+
+  if (cpucycles_os.read_text("/proc/cpuinfo", cpuinfo, sizeof cpuinfo) > 0 &&
+      find_value(cpuinfo, model_keys, value, sizeof value))
+    printf("cpucycles machine cpu %s\n", value);
+  else
+    printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
+  if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
+  if (cpucycles_os.read_text("/sys/class/dmi/id/product_name", value, sizeof value) > 0 &&
+      (strstr(cpuinfo, " hypervisor") || strstr(value, "KVM") || strstr(value, "QEMU") ||
+       strstr(value, "VMware") || strstr(value, "Virtual"))) {
+    value[strcspn(value, "\n")] = 0;
+    printf("cpucycles machine hypervisor %s\n", value);
+  } else if (strstr(cpuinfo, " hypervisor")) {
+    printf("cpucycles machine hypervisor yes (CPU flag)\n");
+  }
+}
+
+static void counter_lines(void)
 {
   const struct cpucycles_selection *s = cpucycles_selection();
   const struct cpucycles_counter *table = cpucycles_table();
+  const struct cpucycles_trace *best = &s->trace[s->chosen];
   int i;
-  printf("cpucycles persecond-source %s\n", s->persecond_source);
+
+  printf("cpucycles persecond-source %s\n",
+         s->persecond_source ? s->persecond_source : "not needed");
+  if (s->wanted)
+    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=%s %s%s\n", s->wanted,
+           s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_trace *t = &s->trace[i];
-    const char *verdict = i == s->chosen ? "chosen" : t->precision ? "not chosen: precision higher" : "dropped";
-    printf("cpucycles counter %s %s", table[i].name, verdict);
-    if (t->fail && !t->precision) printf("; %s", t->fail);
+    printf("cpucycles counter %s ", table[i].name);
+    if (i == s->chosen && t->precision)
+      printf("chosen: precision %lld", t->precision);
+    else if (i == s->chosen)
+      printf("chosen as the last resort: nothing else worked");
+    else if (t->precision)
+      printf("not chosen: precision %lld, %s has %lld", t->precision, table[s->chosen].name,
+             best->precision);
+    else
+      printf("dropped: %s", t->fail ? t->fail : "unknown");
     if (t->says) printf("; %s", t->says);
     printf("\n");
   }
@@ -88,6 +152,7 @@ int main(void)
   printf("cpucycles implementation %s\n", cpucycles_implementation());
   iqm_line();
   observed_lines();
-  doctor_lines();
+  machine_lines();
+  counter_lines();
   return 0;
 }

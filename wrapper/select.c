@@ -270,6 +270,9 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
 
   if (out->chosen < 0)
     for (i = 0; i < count; ++i) try_counter(&w, i);
+  else
+    for (i = 0; i < count; ++i)
+      if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
 
   /* close every counter that was set up and lost */
   for (i = 0; i < count; ++i)

@@ -33,7 +33,7 @@ last=$(echo "$out" | grep 'observed persecond' | tail -n 1 | sed 's/.* loops \([
 [ "${last:-0}" -ge 1000 ] && pass info_observed_until_a_millisecond || fail info_observed_until_a_millisecond "last line took $last us"
 
 # the chosen counter's precision is the smallest positive one
-best=$(echo "$traces" | awk '$5 > 0 { print $5, $4 }' | sort -n | head -n 1 | cut -d' ' -f2)
+best=$(echo "$traces" | awk '$6 > 0 { print $6, $4 }' | sort -n | head -n 1 | cut -d' ' -f2)
 [ "$best" = "$impl" ] || [ -z "$best" -a "$impl" = default-zero ] &&
   pass info_choice_has_smallest_precision || fail info_choice_has_smallest_precision "best $best, chosen $impl"
 
@@ -46,3 +46,33 @@ if [ "$ARCH" = amd64 ] && [ -z "$RUN" ] && grep -q hypervisor /proc/cpuinfo 2>/d
 else
   skip info_amd64_guest_chooses_tsc "not an amd64 guest without a PMU"
 fi
+
+# our extra lines: one per compiled counter, exactly one chosen, and it is
+# the implementation
+ok=1
+for name in $COUNTERS; do
+  echo "$out" | grep -q "^cpucycles counter $name " || { ok=0; echo "no line for $name"; }
+done
+chosen=$(echo "$out" | grep '^cpucycles counter .* chosen' | grep -v 'not chosen' | awk '{print $3}')
+[ $ok = 1 ] && [ "$chosen" = "$impl" ] && pass info_counter_lines ||
+  fail info_counter_lines "chosen line says '$chosen', implementation '$impl'"
+echo "$out" | grep -qE '^cpucycles persecond-source (file|sysfs|cpuinfo|sysctl|env|default)' &&
+  pass info_persecond_source || fail info_persecond_source "no persecond-source line"
+echo "$out" | grep -q '^cpucycles machine os ' && pass info_machine_lines || fail info_machine_lines "no machine os line"
+echo "$out" | grep '^cpucycles counter' | grep 'dropped' | grep -qv 'dropped: [A-Za-z]' &&
+  fail info_dropped_counters_say_why "a dropped counter without a reason" || pass info_dropped_counters_say_why
+
+# CPUCYCLES_IMPLEMENTATION: honoured when the counter works, refused otherwise
+other=$(echo "$traces" | awk -v impl="$impl" '$6 > 0 && $4 != impl { print $4 }' | tail -n 1)
+if [ -n "$other" ]; then
+  w=$(CPUCYCLES_IMPLEMENTATION=$other $RUN "$PACKAGE/bin/cpucycles-info")
+  echo "$w" | grep -q "^cpucycles implementation $other\$" &&
+    echo "$w" | grep -q "^cpucycles wanted CPUCYCLES_IMPLEMENTATION=$other used" &&
+    pass info_wanted_counter_used || fail info_wanted_counter_used "$(echo "$w" | grep -E 'implementation|wanted')"
+else
+  skip info_wanted_counter_used "only one working counter here"
+fi
+w=$(CPUCYCLES_IMPLEMENTATION=no-such-counter $RUN "$PACKAGE/bin/cpucycles-info")
+echo "$w" | grep -q "^cpucycles implementation $impl\$" &&
+  echo "$w" | grep -q "^cpucycles wanted CPUCYCLES_IMPLEMENTATION=no-such-counter refused: " &&
+  pass info_wanted_unknown_refused || fail info_wanted_unknown_refused "$(echo "$w" | grep -E 'implementation|wanted')"
