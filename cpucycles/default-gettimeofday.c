@@ -4,6 +4,7 @@
 
 long long ticks_setup(void)
 {
+  cpucycles_counter_says("rate 10^6 per second: it counts microseconds");
   return 1000000;
 }
 

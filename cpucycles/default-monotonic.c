@@ -10,6 +10,7 @@ long long ticks_setup(void)
     cpucycles_counter_says("clock_gettime(CLOCK_MONOTONIC) failed");
     return CPUCYCLES_SKIP;
   }
+  cpucycles_counter_says("rate 10^9 per second: it counts nanoseconds");
   return 1000000000;
 }
 

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
+#include "os.h"
 
 #define PENALTY_CYCLECOUNTER 0   /* RDPMC, PMCCNTR, RDCYCLE, RDTICK, perf */
 #define PENALTY_EXTEND32 300     /* core cycles, but 32 bits extended by us */
@@ -10,6 +11,7 @@
 #define ORDER_BUMP 10            /* per working counter earlier in the list */
 #define PRECISION_CALLS 1000
 #define PRECISION_TRIES 10
+#define PRECISION_BUDGET_NS 5000000LL /* no more tries after 5 ms on one counter */
 #define SMALLEST_STEP 1          /* no counter can do better than this */
 
 /* What one candidate's probes share with the guard. */
@@ -68,10 +70,14 @@ static void probe_precision(void *arg)
 {
   struct candidate *c = arg;
   long long v[PRECISION_CALLS];
+  long long start = cpucycles_os.nanoseconds();
   int try, i;
 
   c->step = 0;
+  /* the budget bounds the first call on a machine with a slow, bad
+     counter (10 tries of a 2-microsecond system call would be 20 ms) */
   for (try = 0; try < PRECISION_TRIES; ++try) {
+    if (try && cpucycles_os.nanoseconds() - start > PRECISION_BUDGET_NS) return;
     long long smallest = 0;
     int decreased = 0;
     for (i = 0; i < PRECISION_CALLS; ++i) v[i] = c->read();
