@@ -1,0 +1,69 @@
+# doc/examples: each compiles against the package without warnings, runs
+# under $RUN, prints well-formed lines, and its checksum is the value the
+# deterministic work must give.  Timings are printed, never judged.
+# The expected checksums were derived independently of the C code (a
+# Python model of the same arithmetic mod 2^64) and are fixed here.
+. tests/lib.sh
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+
+# build NAME: compile doc/examples/NAME.c to $d/NAME; 0 on success
+build() {
+  if ! $CC -I"$PACKAGE/include" "doc/examples/$1.c" "$PACKAGE/lib/libcpucycles.a" -o "$d/$1" > "$d/$1.log" 2>&1; then
+    fail "example_$1_builds" "$(head -n 3 "$d/$1.log")"
+    return 1
+  fi
+  if grep -qi 'warning' "$d/$1.log"; then
+    fail "example_$1_builds" "warnings: $(grep -i -m 2 warning "$d/$1.log")"
+    return 1
+  fi
+  pass "example_$1_builds"
+}
+
+# lines FILE NAME REGEX...: each REGEX matches exactly one line of FILE
+lines() {
+  f=$1; n=$2; shift 2
+  for re in "$@"; do
+    c=$(grep -cE "$re" "$f")
+    if [ "$c" != 1 ]; then fail "$n" "$c lines match '$re': $(cat "$f")"; return; fi
+  done
+  pass "$n"
+}
+
+num='[0-9]+'
+dec='[0-9]+\.[0-9]{2}'
+hex='[0-9a-f]{16}'
+
+if build measure; then
+  if $RUN "$d/measure" > "$d/measure.out" 2>&1; then
+    lines "$d/measure.out" example_measure_output_well_formed \
+      '^hardware .+; .+' \
+      "^counter [a-z0-9]+-[a-z0-9]+ persecond $num library [0-9]{8}\$" \
+      "^checksum $hex\$" \
+      "^cycles best -?$num median -?$num per-input -?$dec over 31 timed runs after 3 warm-ups of 4096 inputs\$"
+    impl=$(sed -n 's/^counter \([^ ]*\) .*/\1/p' "$d/measure.out")
+    case " $COUNTERS " in
+      *" $impl "*) pass example_measure_names_a_compiled_counter ;;
+      *) fail example_measure_names_a_compiled_counter "'$impl' not in$COUNTERS" ;;
+    esac
+    grep -qx 'checksum fdd5caaf6f9e2325' "$d/measure.out" && pass example_measure_checksum ||
+      fail example_measure_checksum "$(grep '^checksum' "$d/measure.out")"
+  else
+    fail example_measure_runs "exit status $?: $(tail -n 2 "$d/measure.out")"
+  fi
+fi
+
+if build latency; then
+  if $RUN "$d/latency" > "$d/latency.out" 2>&1; then
+    lines "$d/latency.out" example_latency_output_well_formed \
+      "^counter [a-z0-9]+-[a-z0-9]+ persecond $num\$" \
+      "^overhead -?$num cycles for two back-to-back cpucycles\\(\\) calls \\(median of 1001\\), subtracted below\$" \
+      "^latency $dec cycles per call \\(dependent chain of 16384 calls, best of 15\\)\$" \
+      "^throughput $dec cycles per call \\(16384 independent calls, best of 15\\)\$" \
+      "^checksum chain $hex independent $hex\$"
+    grep -qx 'checksum chain a21a56ce41e886bb independent abad7e46986065c3' "$d/latency.out" &&
+      pass example_latency_checksum || fail example_latency_checksum "$(grep '^checksum' "$d/latency.out")"
+  else
+    fail example_latency_runs "exit status $?: $(tail -n 2 "$d/latency.out")"
+  fi
+fi
