@@ -67,3 +67,18 @@ if build latency; then
     fail example_latency_runs "exit status $?: $(tail -n 2 "$d/latency.out")"
   fi
 fi
+
+# The C programs shown in README.md and doc/api.md compile and run too.
+for md in README.md doc/api.md; do
+  [ -f "$md" ] || continue
+  n=$(echo "$md" | tr '/.' '__')
+  awk '/^```c$/ { on = 1; next } /^```$/ { on = 0 } on' "$md" > "$d/$n.c"
+  if [ ! -s "$d/$n.c" ]; then fail "doc_example_$n" "no \`\`\`c block"; continue; fi
+  if $CC -I"$PACKAGE/include" "$d/$n.c" "$PACKAGE/lib/libcpucycles.a" -o "$d/$n" > "$d/$n.log" 2>&1 &&
+     ! grep -qi warning "$d/$n.log" && $RUN "$d/$n" > "$d/$n.out" 2>&1 &&
+     grep -q '[0-9] cycles' "$d/$n.out"; then
+    pass "doc_example_$n"
+  else
+    fail "doc_example_$n" "$(head -n 3 "$d/$n.log" "$d/$n.out" 2>/dev/null)"
+  fi
+done
