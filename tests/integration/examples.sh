@@ -34,39 +34,37 @@ num='[0-9]+'
 dec='[0-9]+\.[0-9]{2}'
 hex='[0-9a-f]{16}'
 
-if build measure; then
-  if $RUN "$d/measure" > "$d/measure.out" 2>&1; then
-    lines "$d/measure.out" example_measure_output_well_formed \
-      '^hardware .+; .+' \
-      "^counter [a-z0-9]+-[a-z0-9]+ persecond $num library [0-9]{8}\$" \
-      "^checksum $hex\$" \
-      "^cycles best -?$num median -?$num per-input -?$dec over 31 timed runs after 3 warm-ups of 4096 inputs\$"
-    impl=$(sed -n 's/^counter \([^ ]*\) .*/\1/p' "$d/measure.out")
-    case " $COUNTERS " in
-      *" $impl "*) pass example_measure_names_a_compiled_counter ;;
-      *) fail example_measure_names_a_compiled_counter "'$impl' not in$COUNTERS" ;;
-    esac
-    grep -qx 'checksum fdd5caaf6f9e2325' "$d/measure.out" && pass example_measure_checksum ||
-      fail example_measure_checksum "$(grep '^checksum' "$d/measure.out")"
-  else
-    fail example_measure_runs "exit status $?: $(tail -n 2 "$d/measure.out")"
+# example NAME CHECKSUM-LINE REGEX...: build, run, every REGEX matches one
+# line, the counter named is one that was compiled in, the checksum is right
+example() {
+  name=$1; want=$2; shift 2
+  build "$name" || return
+  if ! $RUN "$d/$name" > "$d/$name.out" 2>&1; then
+    fail "example_${name}_runs" "exit status $?: $(tail -n 2 "$d/$name.out")"
+    return
   fi
-fi
+  lines "$d/$name.out" "example_${name}_output_well_formed" "$@"
+  impl=$(sed -n 's/^counter \([^ ]*\) .*/\1/p' "$d/$name.out")
+  case " $COUNTERS " in
+    *" $impl "*) pass "example_${name}_names_a_compiled_counter" ;;
+    *) fail "example_${name}_names_a_compiled_counter" "'$impl' not in$COUNTERS" ;;
+  esac
+  grep -qx "$want" "$d/$name.out" && pass "example_${name}_checksum" ||
+    fail "example_${name}_checksum" "$(grep '^checksum' "$d/$name.out")"
+}
 
-if build latency; then
-  if $RUN "$d/latency" > "$d/latency.out" 2>&1; then
-    lines "$d/latency.out" example_latency_output_well_formed \
-      "^counter [a-z0-9]+-[a-z0-9]+ persecond $num\$" \
-      "^overhead -?$num cycles for two back-to-back cpucycles\\(\\) calls \\(median of 1001\\), subtracted below\$" \
-      "^latency $dec cycles per call \\(dependent chain of 16384 calls, best of 15\\)\$" \
-      "^throughput $dec cycles per call \\(16384 independent calls, best of 15\\)\$" \
-      "^checksum chain $hex independent $hex\$"
-    grep -qx 'checksum chain a21a56ce41e886bb independent abad7e46986065c3' "$d/latency.out" &&
-      pass example_latency_checksum || fail example_latency_checksum "$(grep '^checksum' "$d/latency.out")"
-  else
-    fail example_latency_runs "exit status $?: $(tail -n 2 "$d/latency.out")"
-  fi
-fi
+example measure 'checksum fdd5caaf6f9e2325' \
+  '^hardware .+; .+' \
+  "^counter [a-z0-9]+-[a-z0-9]+ persecond $num library [0-9]{8}\$" \
+  "^checksum $hex\$" \
+  "^cycles best -?$num median -?$num per-input -?$dec over 31 timed runs after 3 warm-ups of 4096 inputs\$"
+
+example latency 'checksum chain a21a56ce41e886bb independent abad7e46986065c3' \
+  "^counter [a-z0-9]+-[a-z0-9]+ persecond $num\$" \
+  "^overhead -?$num cycles for two back-to-back cpucycles\\(\\) calls \\(median of 1001\\), subtracted below\$" \
+  "^latency $dec cycles per call \\(dependent chain of 16384 calls, best of 15\\)\$" \
+  "^throughput $dec cycles per call \\(16384 independent calls, best of 15\\)\$" \
+  "^checksum chain $hex independent $hex\$"
 
 # The C programs shown in README.md and doc/api.md compile and run too.
 for md in README.md doc/api.md; do
