@@ -1,11 +1,13 @@
-/* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*), asked once:
-   CPUID exits to the hypervisor in a VM and costs about a microsecond. */
+/* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*) and the RDPMC
+   counters (amd64-perfpmcff, amd64-perfpmc, amd64-pmcff), asked once:
+   CPUID exits to the hypervisor in a VM and costs about a microsecond.
+   CPUID goes through cpucycles_os.cpuid so tests can play other CPUs. */
+#include <string.h>
 #include "counter.h"
 #include "os.h"
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
 #include <x86intrin.h>
 
 #define CLAIM_CHECK_NS 200000   /* measure a stated rate for 0.2 ms ... */
@@ -13,7 +15,7 @@
 
 static unsigned int leaf(unsigned int n, unsigned int r[4])
 {
-  __cpuid_count(n, 0, r[0], r[1], r[2], r[3]);
+  cpucycles_os.cpuid(n, 0, r);
   return r[0];
 }
 
@@ -33,8 +35,8 @@ static long long stated_hz(const char **words)
 {
   unsigned int r[4], max, family, model, intel, hypervisor;
 
-  if (!__get_cpuid_max(0, 0)) { *words = "no CPUID"; return 0; }
-  max = leaf(0, r);
+  if (!cpucycles_os.cpuid(0, 0, r)) { *words = "no CPUID"; return 0; }
+  max = r[0];
   intel = r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
   leaf(1, r);
   family = (r[0] >> 8) & 15;
@@ -88,21 +90,54 @@ static int measured_agrees(long long hz)
   return measured > hz * (1 - CLAIM_TOLERANCE) && measured < hz * (1 + CLAIM_TOLERANCE);
 }
 
+static int tsc_asked;
+
 long long cpucycles_x86_tsc_hz(void)
 {
-  static int asked;
   static long long hz;
   static const char *words;
-  if (!asked) {
+  if (!tsc_asked) {
     hz = stated_hz(&words);
     if (hz > 0 && !measured_agrees(hz)) {
       words = "stated TSC rate disagrees with a measurement by more than 1%";
       hz = 0;
     }
-    asked = 1;
+    tsc_asked = 1;
   }
   cpucycles_counter_says(words);
   return hz;
+}
+
+static int facts_asked;
+static struct cpucycles_x86_facts facts;
+
+const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
+{
+  unsigned int r[4];
+  if (facts_asked) return &facts;
+  facts_asked = 1;
+  memset(&facts, 0, sizeof facts);
+  if (!cpucycles_os.cpuid(0, 0, r)) return &facts;
+  facts.intel = r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
+  facts.amd = (r[1] == 0x68747541 && r[3] == 0x69746e65 && r[2] == 0x444d4163)
+              /* Hygon's Dhyana is a licensed Zen: same PMU, same rules */
+              || (r[1] == 0x6f677948 && r[3] == 0x6e65476e && r[2] == 0x656e6975);
+  if (r[0] >= 0xa) {
+    leaf(0xa, r);
+    facts.pmc_version = r[0] & 0xff;
+    /* the fixed-counter fields are defined from version 2 on */
+    if (facts.pmc_version >= 2) {
+      facts.fixed_counters = r[3] & 0x1f;
+      facts.fixed_width = (r[3] >> 5) & 0xff;
+    }
+  }
+  return &facts;
+}
+
+void cpucycles_x86_forget(void)
+{
+  facts_asked = 0;
+  tsc_asked = 0;
 }
 
 #else
@@ -110,6 +145,16 @@ long long cpucycles_x86_tsc_hz(void)
 long long cpucycles_x86_tsc_hz(void)
 {
   return 0;
+}
+
+const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
+{
+  static const struct cpucycles_x86_facts none;
+  return &none;
+}
+
+void cpucycles_x86_forget(void)
+{
 }
 
 #endif
