@@ -221,7 +221,7 @@ static int has(const char *text, const char *part)
 static void intel_hybrid(void)
 {
   const char *says;
-  long long class, a, b;
+  long long class;
   if (!ff) { skip("intel_hybrid", "amd64-perfpmcff not in this build"); return; }
   machine(INTEL);
   file("/sys/devices/cpu_core/rdpmc", "2\n");
@@ -239,7 +239,13 @@ static void intel_hybrid(void)
         "flags %lu %lu", open_flags[0], open_flags[1]);
   ff->close();
   check(still_open() == 0, "intel_hybrid_close_closes_both", "%d open", still_open());
+}
 
+/* default-perfevent is on every Linux ISA: no CPUID involved */
+static void hybrid_perfevent(void)
+{
+  const char *says;
+  long long class, a, b;
   if (!pe) { skip("intel_hybrid_perfevent", "default-perfevent not in this build"); return; }
   machine(INTEL);
   file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
@@ -335,6 +341,10 @@ static void knobs(void)
   check(class == CPUCYCLES_SKIP && has(says, "kernel without perf_event"), "no_paranoid_file_skips",
         "class %lld, says '%s'", class, says);
 
+}
+
+static void user_access(void)
+{
   machine(AMD);
   file("/proc/sys/kernel/perf_user_access", "0\n");
   check(!cpucycles_perf_user_access(), "perf_user_access_0_refused", "accepted");
@@ -515,6 +525,8 @@ int main(void)
   pe = counter("default-perfevent");
 
   intel_hybrid();
+  hybrid_perfevent();
+  user_access();
   perfevent_toggle();
   old_intel();
   knobs();
