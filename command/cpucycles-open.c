@@ -81,6 +81,23 @@ static int write_value(const char *path, long value)
   return ok;
 }
 
+/* Sets path from value to want, or says it would (--dry-run), printing
+   one line either way.  Returns 1 if written, 0 for a dry run, -1 if the
+   write failed. */
+static int change(const char *path, long value, long want)
+{
+  if (dry_run) {
+    printf("%s would change %ld -> %ld\n", path, value, want);
+    return 0;
+  }
+  if (!write_value(path, want)) {
+    printf("%s could not change %ld -> %ld: %s\n", path, value, want, strerror(errno));
+    return -1;
+  }
+  printf("%s %ld -> %ld\n", path, value, want);
+  return 1;
+}
+
 static int needs_change(const struct knob *k, long value)
 {
   if (k->rule == AT_MOST) return value > k->want;
@@ -163,6 +180,7 @@ static int open_up(const char *saved_file)
     const struct knob *k = &knobs[i];
     const char *why;
     long value;
+    int done;
     if (!read_value(k->path, &value, &why)) {
       if (k->optional && !strcmp(why, "not present")) {
         printf("%s not present; nothing to do\n", k->path);
@@ -176,16 +194,9 @@ static int open_up(const char *saved_file)
       printf("%s already %ld\n", k->path, value);
       continue;
     }
-    if (dry_run) {
-      printf("%s would change %ld -> %ld\n", k->path, value, k->want);
-      continue;
-    }
-    if (!write_value(k->path, k->want)) {
-      printf("%s could not change %ld -> %ld: %s\n", k->path, value, k->want, strerror(errno));
-      ++failed;
-      continue;
-    }
-    printf("%s %ld -> %ld\n", k->path, value, k->want);
+    done = change(k->path, value, k->want);
+    if (done < 0) ++failed;
+    if (done <= 0) continue;
     remember(k->path, value, k->want);
     ++changed;
   }
@@ -221,16 +232,7 @@ static int restore(const char *saved_file)
       printf("%s is %ld, not the %ld cpucycles-open set; left alone\n", s->path, value, s->now);
       continue;
     }
-    if (dry_run) {
-      printf("%s would change %ld -> %ld\n", s->path, value, s->old);
-      continue;
-    }
-    if (!write_value(s->path, s->old)) {
-      printf("%s could not change %ld -> %ld: %s\n", s->path, value, s->old, strerror(errno));
-      ++failed;
-      continue;
-    }
-    printf("%s %ld -> %ld\n", s->path, value, s->old);
+    if (change(s->path, value, s->old) < 0) ++failed;
   }
   if (!dry_run && !failed) unlink(saved_file);
   return failed ? 1 : 0;

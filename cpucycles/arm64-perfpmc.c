@@ -13,15 +13,9 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
 long long ticks_setup(void)
 {
-  if (!cpucycles_perf_user_access()) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_open_cycles(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS)) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_map(&perf)) goto skip;
-  if (!perf.page->cap_user_rdpmc) {
-    cpucycles_counter_says("perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
-    goto skip;
-  }
-  return CPUCYCLES_CYCLECOUNTER;
-skip:
+  if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS)) return CPUCYCLES_SKIP;
+  if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
+  cpucycles_counter_says("perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }

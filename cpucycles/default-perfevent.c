@@ -12,14 +12,14 @@
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 static int toggle; /* 1: read between disable and enable */
+static volatile long spin; /* the setup test's work, kept by volatile */
 
 /* Whether two reads around some work, in this read mode, see counting. */
 static int advances(int mode)
 {
-  static volatile long sink;
   long long before = cpucycles_perf_sum(&perf, mode), after;
   long i;
-  for (i = 0; i < SETUP_SPIN; ++i) sink += i;
+  for (i = 0; i < SETUP_SPIN; ++i) spin += i;
   after = cpucycles_perf_sum(&perf, mode);
   return before >= 0 && after > before;
 }

@@ -8,12 +8,7 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
 long long ticks_setup(void)
 {
-  if (!cpucycles_perf_user_access()) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_map(&perf)) {
-    cpucycles_perf_close(&perf);
-    return CPUCYCLES_SKIP;
-  }
+  if (!cpucycles_perf_user_counter(&perf, 0)) return CPUCYCLES_SKIP;
   return CPUCYCLES_CYCLECOUNTER;
 }
 

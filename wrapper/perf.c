@@ -175,6 +175,15 @@ int cpucycles_perf_map(struct cpucycles_perf *p)
   return p->page != 0;
 }
 
+int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long config1)
+{
+  if (!cpucycles_perf_user_access()) return 0;
+  if (!cpucycles_perf_open_cycles(p, config1)) return 0;
+  if (cpucycles_perf_map(p)) return 1;
+  cpucycles_perf_close(p);
+  return 0;
+}
+
 long long cpucycles_perf_sum(const struct cpucycles_perf *p, int toggle)
 {
   long long sum = 0;

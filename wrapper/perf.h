@@ -50,6 +50,12 @@ int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long conf
 /* Maps fd[0]'s perf_event_mmap_page into p->page.  Returns 1 or 0 (said). */
 int cpucycles_perf_map(struct cpucycles_perf *p);
 
+/* What arm64-perfpmc and riscv*-perfrdcycle share: perf_user_access
+   allowed, the cycles fds opened with config1, and the page mapped (which
+   is what makes these kernels let user code read the counter).  Returns
+   1, or 0 with nothing left open after saying why. */
+int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long config1);
+
 /* Sum of the fds' counts, read plainly or, with toggle, between a
    disable and an enable of every fd (for kernels whose plain read of a
    running event does not advance).  -1 if a read fails. */
