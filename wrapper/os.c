@@ -7,6 +7,11 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #ifdef __linux__
 #include <sys/syscall.h>
 #endif
@@ -63,6 +68,51 @@ long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
 #endif
 }
 
+static long real_read_fd(int fd, void *buf, size_t size)
+{
+  return (long) read(fd, buf, size);
+}
+
+static int real_ioctl_fd(int fd, unsigned long request, unsigned long arg)
+{
+  return ioctl(fd, request, arg);
+}
+
+static int real_close_fd(int fd)
+{
+  return close(fd);
+}
+
+/* One page: the perf_event_mmap_page, without a ring buffer behind it. */
+static void *real_map_page(int fd)
+{
+  void *p = mmap(0, (size_t) sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+  return p == MAP_FAILED ? 0 : p;
+}
+
+static void real_unmap_page(void *page)
+{
+  if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE));
+}
+
+int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4])
+{
+#if defined(__x86_64__) || defined(__i386__)
+#if defined(__i386__)
+  /* only a 486 lacks CPUID; asking costs a CPUID, so ask once */
+  static int have = -1;
+  if (have < 0) have = __get_cpuid_max(0, 0) != 0;
+  if (!have) { r[0] = r[1] = r[2] = r[3] = 0; return 0; }
+#endif
+  __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
+  return 1;
+#else
+  (void) leaf; (void) subleaf;
+  r[0] = r[1] = r[2] = r[3] = 0;
+  return 0;
+#endif
+}
+
 static const char *real_getenv(const char *name)
 {
   return getenv(name);
@@ -73,4 +123,10 @@ struct cpucycles_os cpucycles_os = {
   real_getenv,
   cpucycles_os_nanoseconds,
   cpucycles_os_perf_event_open,
+  real_read_fd,
+  real_ioctl_fd,
+  real_close_fd,
+  real_map_page,
+  real_unmap_page,
+  cpucycles_os_cpuid,
 };

@@ -1,6 +1,12 @@
-/* perf_event_open done once, for every counter that needs it. */
+/* perf_event done once, for every counter that needs it: opening the
+   cycles event (with Intel's E-core twin), the knobs that gate user-level
+   reads, mapping the event's page, reading and closing. */
 #ifdef __linux__
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <linux/perf_event.h>
 #include "counter.h"
 #include "os.h"
@@ -9,6 +15,37 @@
 #ifndef PERF_FLAG_FD_CLOEXEC
 #define PERF_FLAG_FD_CLOEXEC 0 /* old headers: nothing to ask for */
 #endif
+
+/* Intel's architectural "unhalted core cycles" event (event 0x3c, umask
+   0), what cycles means on a raw Intel PMU such as cpu_atom. */
+#define INTEL_RAW_CYCLES 0x3c
+
+#define PARANOID "/proc/sys/kernel/perf_event_paranoid"
+#define USER_ACCESS "/proc/sys/kernel/perf_user_access"
+#define ATOM_TYPE "/sys/bus/event_source/devices/cpu_atom/type"
+#define PARANOID_MOST 2    /* above this, no user-level counting */
+#define RDPMC_ALWAYS 2     /* rdpmc file: RDPMC allowed everywhere */
+
+static const char *const rdpmc_files[] = {
+  "/sys/devices/cpu/rdpmc", "/sys/devices/cpu_core/rdpmc", "/sys/devices/cpu_atom/rdpmc",
+};
+
+/* Room for the formatted reasons of one selection: each counter says at
+   most a couple of things, and a trace keeps pointers to them. */
+#define SAYS_SLOTS 32
+#define SAYS_SIZE 128
+static char says_text[SAYS_SLOTS][SAYS_SIZE];
+static unsigned int says_next;
+
+void cpucycles_perf_says(const char *format, ...)
+{
+  char *text = says_text[says_next++ % SAYS_SLOTS];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(text, SAYS_SIZE, format, ap);
+  va_end(ap);
+  cpucycles_counter_says(text);
+}
 
 const char *cpucycles_perf_words(int err)
 {
@@ -26,23 +63,155 @@ const char *cpucycles_perf_words(int err)
   return "perf_event_open failed";
 }
 
-int cpucycles_perf_open(struct perf_event_attr *attr)
+/* The four exclude combinations; *err is the last errno on failure. */
+static int open_quietly(struct perf_event_attr *attr, int *err)
 {
   /* preferring exclusion: count only this program where the PMU can */
   static const unsigned char exclude[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
-  int i, err = ENOSYS;
+  int i;
+  *err = ENOSYS;
   for (i = 0; i < 4; ++i) {
     long fd;
     attr->exclude_kernel = exclude[i][0];
     attr->exclude_hv = exclude[i][1];
     fd = cpucycles_os.perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd >= 0) return (int) fd;
-    err = errno;
+    *err = errno;
     /* these will not change with the exclude bits */
-    if (err == ENOSYS || err == ENOENT || err == EMFILE || err == ENODEV) break;
+    if (*err == ENOSYS || *err == ENOENT || *err == EMFILE || *err == ENODEV) break;
   }
-  cpucycles_counter_says(cpucycles_perf_words(err));
   return -1;
+}
+
+int cpucycles_perf_open(struct perf_event_attr *attr)
+{
+  int err;
+  int fd = open_quietly(attr, &err);
+  if (fd < 0) cpucycles_counter_says(cpucycles_perf_words(err));
+  return fd;
+}
+
+/* A whole-number knob; 0 if the file is missing or holds no number. */
+static int read_knob(const char *path, long *value)
+{
+  char text[64], *end;
+  if (cpucycles_os.read_text(path, text, sizeof text) <= 0) return 0;
+  *value = strtol(text, &end, 10);
+  return end != text;
+}
+
+int cpucycles_perf_rdpmc_allowed(void)
+{
+  long value;
+  unsigned int i;
+  if (!read_knob(PARANOID, &value)) {
+    cpucycles_counter_says("no " PARANOID ": kernel without perf_event");
+    return 0;
+  }
+  if (value > PARANOID_MOST) {
+    cpucycles_perf_says("perf_event_paranoid is %ld; run cpucycles-open as root", value);
+    return 0;
+  }
+  for (i = 0; i < sizeof rdpmc_files / sizeof rdpmc_files[0]; ++i)
+    if (read_knob(rdpmc_files[i], &value) && value < RDPMC_ALWAYS) {
+      cpucycles_perf_says("%s is %ld, not 2; run cpucycles-open as root", rdpmc_files[i], value);
+      return 0;
+    }
+  return 1;
+}
+
+int cpucycles_perf_user_access(void)
+{
+  long value;
+  if (read_knob(USER_ACCESS, &value) && value < 1) {
+    cpucycles_perf_says("perf_user_access is %ld; run cpucycles-open as root", value);
+    return 0;
+  }
+  return 1;
+}
+
+long cpucycles_perf_atom_type(void)
+{
+  long value;
+  return read_knob(ATOM_TYPE, &value) && value >= 0 ? value : -1;
+}
+
+int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long config1)
+{
+  struct perf_event_attr attr;
+  long atom;
+  int fd, err;
+
+  p->fd[0] = p->fd[1] = -1;
+  p->fds = 0;
+  p->page = 0;
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.config1 = config1;
+  fd = cpucycles_perf_open(&attr);
+  if (fd < 0) return 0;
+  p->fd[p->fds++] = fd;
+
+  atom = cpucycles_perf_atom_type();
+  if (atom >= 0) {
+    attr.type = (unsigned int) atom;
+    attr.config = INTEL_RAW_CYCLES;
+    fd = open_quietly(&attr, &err);
+    if (fd >= 0)
+      p->fd[p->fds++] = fd;
+    else
+      cpucycles_perf_says("E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
+                          atom, cpucycles_perf_words(err));
+  }
+  return 1;
+}
+
+int cpucycles_perf_map(struct cpucycles_perf *p)
+{
+  p->page = cpucycles_os.map_page(p->fd[0]);
+  if (!p->page) cpucycles_counter_says("cannot map the perf event page (mmap failed)");
+  return p->page != 0;
+}
+
+int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long config1)
+{
+  if (!cpucycles_perf_user_access()) return 0;
+  if (!cpucycles_perf_open_cycles(p, config1)) return 0;
+  if (cpucycles_perf_map(p)) return 1;
+  cpucycles_perf_close(p);
+  return 0;
+}
+
+long long cpucycles_perf_sum(const struct cpucycles_perf *p, int toggle)
+{
+  long long sum = 0;
+  int i;
+  if (toggle)
+    for (i = 0; i < p->fds; ++i) cpucycles_os.ioctl_fd(p->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+  for (i = 0; i < p->fds; ++i) {
+    long long count;
+    if (cpucycles_os.read_fd(p->fd[i], &count, sizeof count) != sizeof count) {
+      sum = -1;
+      break;
+    }
+    sum += count;
+  }
+  if (toggle)
+    for (i = 0; i < p->fds; ++i) cpucycles_os.ioctl_fd(p->fd[i], PERF_EVENT_IOC_ENABLE, 0);
+  return sum;
+}
+
+void cpucycles_perf_close(struct cpucycles_perf *p)
+{
+  int i;
+  if (p->page) cpucycles_os.unmap_page((void *) p->page);
+  p->page = 0;
+  for (i = 0; i < p->fds; ++i)
+    if (p->fd[i] >= 0) cpucycles_os.close_fd(p->fd[i]);
+  p->fd[0] = p->fd[1] = -1;
+  p->fds = 0;
 }
 
 #else

@@ -1,20 +1,52 @@
-/* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*), asked once:
-   CPUID exits to the hypervisor in a VM and costs about a microsecond. */
+/* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*) and the RDPMC
+   counters (amd64-perfpmcff, amd64-perfpmc, amd64-pmcff).  CPUID exits to
+   the hypervisor in a guest (about 8 microseconds each on the machine this
+   was tuned on), so each leaf is asked at most once per process and only
+   the leaves an answer needs are asked.  CPUID goes through
+   cpucycles_os.cpuid so tests can play other CPUs. */
+#include <string.h>
 #include "counter.h"
 #include "os.h"
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
 #include <x86intrin.h>
 
 #define CLAIM_CHECK_NS 200000   /* measure a stated rate for 0.2 ms ... */
 #define CLAIM_TOLERANCE 0.01    /* ... and drop it if off by more than 1% */
 
+#define CACHED_LEAVES 12
+static struct { unsigned int leaf, r[4]; int ok; } cache[CACHED_LEAVES];
+static int cached;
+
+/* CPUID leaf n (subleaf 0) into r; returns EAX (0 where there is no CPUID) */
 static unsigned int leaf(unsigned int n, unsigned int r[4])
 {
-  __cpuid_count(n, 0, r[0], r[1], r[2], r[3]);
+  int i;
+  for (i = 0; i < cached; ++i)
+    if (cache[i].leaf == n) {
+      memcpy(r, cache[i].r, sizeof cache[i].r);
+      return cache[i].ok ? r[0] : 0;
+    }
+  i = cpucycles_os.cpuid(n, 0, r);
+  if (!i) r[0] = r[1] = r[2] = r[3] = 0;
+  if (cached < CACHED_LEAVES) {
+    cache[cached].leaf = n;
+    cache[cached].ok = i;
+    memcpy(cache[cached].r, r, sizeof cache[cached].r);
+    ++cached;
+  }
   return r[0];
+}
+
+static int vendor_is(const unsigned int r[4], const char *name)
+{
+  char v[13];
+  memcpy(v, &r[1], 4);
+  memcpy(v + 4, &r[3], 4);
+  memcpy(v + 8, &r[2], 4);
+  v[12] = 0;
+  return !strcmp(v, name);
 }
 
 /* Intel parts whose leaf 0x15 gives no crystal rate (ECX 0); the rates
@@ -29,26 +61,27 @@ static long long known_crystal(unsigned int model)
   return 0;
 }
 
-/* CPUID exits to the hypervisor in a guest (about 8 microseconds each on
-   the machine this was tuned on), so ask only what the answer needs:
-   leaf 1 and 0x80000007 always, then either the hypervisor's leaves or
-   the bare-metal ones. */
+/* Leaf 1 and 0x80000007 always; then the hypervisor's leaves in a guest,
+   the vendor and crystal leaves on bare metal. */
 static long long stated_hz(const char **words)
 {
-  unsigned int r[4], family, model, signature;
+  unsigned int r[4], family, model, max;
+  int hypervisor;
 
-#ifdef __i386__
-  if (!__get_cpuid_max(0, 0)) { *words = "no CPUID"; return 0; }
-  if (__get_cpuid_max(0x80000000, 0) < 0x80000007) { *words = "CPUID has no invariant-TSC leaf"; return 0; }
-#endif
-  /* every amd64 CPU has leaves 1 and 0x80000007 */
+  if (!leaf(0, r) && !r[1]) { *words = "no CPUID"; return 0; }
+  max = r[0];
   leaf(1, r);
-  signature = r[0];
-  family = (signature >> 8) & 15;
-  model = ((signature >> 4) & 15) | (family == 6 || family == 15 ? (signature >> 12) & 0xf0 : 0);
-  if ((r[2] >> 31) & 1) {
-    leaf(0x80000007, r);
-    if (!((r[3] >> 8) & 1)) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
+  family = (r[0] >> 8) & 15;
+  model = ((r[0] >> 4) & 15) | (family == 6 || family == 15 ? (r[0] >> 12) & 0xf0 : 0);
+  hypervisor = (r[2] >> 31) & 1;
+#ifdef __i386__
+  if (leaf(0x80000000, r) < 0x80000007) { *words = "CPUID has no invariant-TSC leaf"; return 0; }
+#endif
+  /* every amd64 CPU has leaf 0x80000007 */
+  leaf(0x80000007, r);
+  if (!((r[3] >> 8) & 1)) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
+
+  if (hypervisor) {
     /* A guest's leaf 0x15 describes the host, not the TSC the guest sees;
        only the hypervisor's own TSC leaf is worth believing. */
     if (leaf(0x40000000, r) >= 0x40000010 && leaf(0x40000010, r) > 0) {
@@ -58,26 +91,21 @@ static long long stated_hz(const char **words)
     *words = "hypervisor states no TSC rate";
     return 0;
   }
-  leaf(0x80000007, r);
-  if (!((r[3] >> 8) & 1)) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
-  {
-    unsigned int max = leaf(0, r);
-    int intel = r[1] == 0x756e6547 && r[3] == 0x49656e69 && r[2] == 0x6c65746e;
-    if (max >= 0x15) {
-      long long crystal;
-      leaf(0x15, r);
-      if (r[0] && r[1]) {
-        crystal = r[2];
-        if (!crystal && intel && family == 6) crystal = known_crystal(model);
-        if (crystal) {
-          *words = r[2] ? "TSC rate from CPUID 0x15" : "TSC rate from CPUID 0x15 and the crystal table";
-          return crystal * r[1] / r[0];
-        }
+  if (max >= 0x15) {
+    int intel = cpucycles_x86_facts()->intel;
+    long long crystal;
+    leaf(0x15, r);
+    if (r[0] && r[1]) {
+      crystal = r[2];
+      if (!crystal && intel && family == 6) crystal = known_crystal(model);
+      if (crystal) {
+        *words = r[2] ? "TSC rate from CPUID 0x15" : "TSC rate from CPUID 0x15 and the crystal table";
+        return crystal * r[1] / r[0];
       }
-      if (max >= 0x16 && intel && (leaf(0x16, r) & 0xffff)) {
-        *words = "TSC rate from CPUID 0x16 base frequency";
-        return (r[0] & 0xffff) * 1000000LL;
-      }
+    }
+    if (max >= 0x16 && intel && (leaf(0x16, r) & 0xffff)) {
+      *words = "TSC rate from CPUID 0x16 base frequency";
+      return (r[0] & 0xffff) * 1000000LL;
     }
   }
   *words = "CPUID states no TSC rate";
@@ -97,21 +125,55 @@ static int measured_agrees(long long hz)
   return measured > hz * (1 - CLAIM_TOLERANCE) && measured < hz * (1 + CLAIM_TOLERANCE);
 }
 
+static int tsc_asked;
+
 long long cpucycles_x86_tsc_hz(void)
 {
-  static int asked;
   static long long hz;
   static const char *words;
-  if (!asked) {
+  if (!tsc_asked) {
     hz = stated_hz(&words);
     if (hz > 0 && !measured_agrees(hz)) {
       words = "stated TSC rate disagrees with a measurement by more than 1%";
       hz = 0;
     }
-    asked = 1;
+    tsc_asked = 1;
   }
   cpucycles_counter_says(words);
   return hz;
+}
+
+static int facts_asked;
+static struct cpucycles_x86_facts facts;
+
+const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
+{
+  unsigned int r[4];
+  if (facts_asked) return &facts;
+  facts_asked = 1;
+  memset(&facts, 0, sizeof facts);
+  if (!leaf(0, r) && !r[1]) return &facts;
+  facts.intel = vendor_is(r, "GenuineIntel");
+  /* Hygon's Dhyana is a licensed Zen: same PMU, same rules */
+  facts.amd = vendor_is(r, "AuthenticAMD") || vendor_is(r, "HygonGenuine");
+  /* leaf 0xA (architectural PMU) matters only to the Intel counters */
+  if (facts.intel && r[0] >= 0xa) {
+    leaf(0xa, r);
+    facts.pmc_version = r[0] & 0xff;
+    /* the fixed-counter fields are defined from version 2 on */
+    if (facts.pmc_version >= 2) {
+      facts.fixed_counters = r[3] & 0x1f;
+      facts.fixed_width = (r[3] >> 5) & 0xff;
+    }
+  }
+  return &facts;
+}
+
+void cpucycles_x86_forget(void)
+{
+  facts_asked = 0;
+  tsc_asked = 0;
+  cached = 0;
 }
 
 #else
@@ -119,6 +181,16 @@ long long cpucycles_x86_tsc_hz(void)
 long long cpucycles_x86_tsc_hz(void)
 {
   return 0;
+}
+
+const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
+{
+  static const struct cpucycles_x86_facts none;
+  return &none;
+}
+
+void cpucycles_x86_forget(void)
+{
 }
 
 #endif

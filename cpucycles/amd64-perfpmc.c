@@ -1,0 +1,43 @@
+/* AMD: RDPMC of the hardware counter perf_event put this thread's cycles
+   event on, as the event's mmap'd page says (index, offset, pmc_width,
+   under its seqlock).  Refuses Intel, where perf has been seen to report
+   index 0 on E-cores and amd64-perfpmcff is the better way. */
+#include "counter.h"
+#include "perf.h"
+#include "x86.h"
+
+static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
+
+long long ticks_setup(void)
+{
+  const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
+  if (!cpu->amd) {
+    cpucycles_counter_says("not an AMD CPU");
+    return CPUCYCLES_SKIP;
+  }
+  if (!cpucycles_perf_rdpmc_allowed()) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_map(&perf)) goto skip;
+  if (!perf.page->cap_user_rdpmc) {
+    cpucycles_counter_says("perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
+    goto skip;
+  }
+  if (!perf.page->index) {
+    cpucycles_counter_says("perf gives counter index 0: the event is on no counter RDPMC can read");
+    goto skip;
+  }
+  return CPUCYCLES_CYCLECOUNTER;
+skip:
+  cpucycles_perf_close(&perf);
+  return CPUCYCLES_SKIP;
+}
+
+long long ticks(void)
+{
+  return cpucycles_perf_page_read(perf.page, cpucycles_x86_rdpmc);
+}
+
+void ticks_close(void)
+{
+  cpucycles_perf_close(&perf);
+}

@@ -1,0 +1,91 @@
+/* Which perf fds does selection leave open, and does a child started with
+   fork+exec inherit any?  Linked statically so it can reach the OS seam:
+   this machine may have no PMU, so every cycles event is swapped for a
+   software clock event the kernel always has, with the library's own
+   flags (CLOEXEC) untouched.  The perf counters then really open, map and
+   close fds, and the kernel really honours or ignores the close-on-exec.
+   Modes: "software" runs the normal selection; "perfonly" runs the
+   selection rule over the perf counters alone (and default-zero), so a
+   perf counter is chosen and keeps its fds open across the exec.
+   Prints "perffds N implementation NAME" (N: perf fds open after
+   selection) and, from the child, "child N". */
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include "cpucycles.h"
+#include "internal.h"
+#include "os.h"
+
+static int perf_fds(void)
+{
+  DIR *d = opendir("/proc/self/fd");
+  struct dirent *e;
+  int n = 0;
+  if (!d) return -1;
+  while ((e = readdir(d))) {
+    char path[300], target[128];
+    ssize_t len;
+    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+    len = readlink(path, target, sizeof target - 1);
+    if (len <= 0) continue;
+    target[len] = 0;
+    if (strstr(target, "perf_event")) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+static long software_instead(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  struct perf_event_attr a = *(struct perf_event_attr *) attr;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.config1 = 0;
+  return cpucycles_os_perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+
+static long long fixed_persecond(const char **source)
+{
+  *source = "test";
+  return 2000000000;
+}
+
+int main(int argc, char **argv)
+{
+  pid_t child;
+  int status;
+  if (argc > 1 && !strcmp(argv[1], "child")) {
+    printf("child %d\n", perf_fds());
+    return 0;
+  }
+  const char *chosen;
+  if (argc > 1 && strcmp(argv[1], "child")) cpucycles_os.perf_event_open = software_instead;
+  if (argc > 1 && !strcmp(argv[1], "perfonly")) {
+    static struct cpucycles_counter table[CPUCYCLES_MAXCOUNTERS];
+    static struct cpucycles_selection s;
+    int i, n = 0;
+    for (i = 0; i < cpucycles_counters_count; ++i)
+      if (strstr(cpucycles_counters[i].name, "perf") || i == cpucycles_counters_count - 1)
+        table[n++] = cpucycles_counters[i];
+    struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
+    cpucycles_select(table, n, &options, &s);
+    chosen = table[s.chosen].name;
+  } else {
+    (void) cpucycles();
+    chosen = cpucycles_implementation();
+  }
+  printf("perffds %d implementation %s\n", perf_fds(), chosen);
+  fflush(stdout);
+  child = fork();
+  if (child == 0) {
+    execl("/proc/self/exe", argv[0], "child", (char *) 0);
+    _exit(127);
+  }
+  if (child < 0 || waitpid(child, &status, 0) != child) return 1;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}

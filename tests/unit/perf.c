@@ -1,0 +1,546 @@
+/* The perf counters against a fake machine played through the OS seam:
+   files, CPUID, perf_event_open, read, ioctl, close and the mmap'd page are
+   all the test's, so an Intel hybrid, an AMD, an old Core 2 and a locked-down
+   kernel can be tried on any Linux host without a PMU. */
+#include <errno.h>
+#include <string.h>
+#include "check.h"
+#include "internal.h"
+#include "os.h"
+
+#ifndef __linux__
+int main(void)
+{
+  skip("perf", "perf_event is Linux only");
+  return 0;
+}
+#else
+#include "perf.h"
+#include "x86.h"
+
+/* Counters of this build, found by name in the generated table (a
+   counter left out by configure is simply not there). */
+static const struct cpucycles_counter *counter(const char *name)
+{
+  int i;
+  for (i = 0; i < cpucycles_counters_count; ++i)
+    if (!strcmp(cpucycles_counters[i].name, name)) return &cpucycles_counters[i];
+  return 0;
+}
+static const struct cpucycles_counter *ff, *pmc, *pmcff, *pe;
+
+/* ---- the fake machine ---- */
+
+#define FILES 8
+static struct { const char *path, *text; } files[FILES];
+
+static void file(const char *path, const char *text)
+{
+  int i;
+  for (i = 0; i < FILES; ++i)
+    if (!files[i].path || !strcmp(files[i].path, path)) {
+      files[i].path = path;
+      files[i].text = text;
+      return;
+    }
+}
+
+static long fake_read_text(const char *path, char *buf, size_t size)
+{
+  int i;
+  buf[0] = 0;
+  for (i = 0; i < FILES; ++i)
+    if (files[i].path && files[i].text && !strcmp(files[i].path, path)) {
+      size_t n = strlen(files[i].text);
+      if (n > size - 1) n = size - 1;
+      memcpy(buf, files[i].text, n);
+      buf[n] = 0;
+      return (long) n;
+    }
+  return -1;
+}
+
+/* CPUID: vendor, and leaf 0xA's version, fixed count and width */
+static const char *vendor; /* 12 characters */
+static unsigned int pmc_version, fixed_counters, fixed_width;
+
+static int fake_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4])
+{
+  (void) subleaf;
+  r[0] = r[1] = r[2] = r[3] = 0;
+  if (leaf == 0) {
+    r[0] = 0x16;
+    memcpy(&r[1], vendor, 4);
+    memcpy(&r[3], vendor + 4, 4);
+    memcpy(&r[2], vendor + 8, 4);
+  }
+  if (leaf == 0xa) {
+    r[0] = pmc_version | 8 << 8 | 48 << 16;
+    r[3] = fixed_counters | fixed_width << 5;
+  }
+  return 1;
+}
+
+/* perf_event_open: every call recorded; errors scripted */
+#define CALLS 16
+#define FIRST_FD 100
+static struct perf_event_attr opened[CALLS];
+static unsigned long open_flags[CALLS];
+static int opens;          /* calls made */
+static int open_errno;     /* refuse every call with this, if nonzero */
+static int refuse_kernel;  /* refuse exclude_kernel with EACCES */
+static int refuse_type = -1; /* refuse this PMU type with EINVAL */
+static int next_fd;
+static int is_open[FIRST_FD + CALLS];
+static long long counts[FIRST_FD + CALLS];
+static int plain_read_stuck; /* a running event's plain read does not move */
+static int disabled[FIRST_FD + CALLS];
+static int ioctls, closes;
+
+static long fake_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  struct perf_event_attr *a = attr;
+  int fd;
+  (void) pid; (void) cpu; (void) group_fd;
+  if (opens < CALLS) {
+    opened[opens] = *a;
+    open_flags[opens] = flags;
+  }
+  ++opens;
+  if (open_errno) { errno = open_errno; return -1; }
+  if (refuse_kernel && a->exclude_kernel) { errno = EACCES; return -1; }
+  if ((int) a->type == refuse_type) { errno = EINVAL; return -1; }
+  fd = next_fd++;
+  is_open[fd] = 1;
+  counts[fd] = fd == FIRST_FD ? 1000000 : 500000;
+  return fd;
+}
+
+static long fake_read_fd(int fd, void *buf, size_t size)
+{
+  if (fd < FIRST_FD || fd >= FIRST_FD + CALLS || !is_open[fd] || size != 8) { errno = EBADF; return -1; }
+  if (!plain_read_stuck || disabled[fd]) counts[fd] += 1000;
+  memcpy(buf, &counts[fd], 8);
+  return 8;
+}
+
+static int fake_ioctl_fd(int fd, unsigned long request, unsigned long arg)
+{
+  (void) arg;
+  ++ioctls;
+  if (request == PERF_EVENT_IOC_DISABLE) disabled[fd] = 1;
+  if (request == PERF_EVENT_IOC_ENABLE) disabled[fd] = 0;
+  return 0;
+}
+
+static int fake_close_fd(int fd)
+{
+  ++closes;
+  if (fd < FIRST_FD || fd >= FIRST_FD + CALLS || !is_open[fd]) return -1;
+  is_open[fd] = 0;
+  return 0;
+}
+
+static int still_open(void)
+{
+  int fd, n = 0;
+  for (fd = FIRST_FD; fd < FIRST_FD + CALLS; ++fd) n += is_open[fd];
+  return n;
+}
+
+/* the mmap'd perf_event_mmap_page */
+static struct perf_event_mmap_page page;
+static int map_fails, mapped;
+
+static void *fake_map_page(int fd)
+{
+  (void) fd;
+  if (map_fails) return 0;
+  ++mapped;
+  return &page;
+}
+
+static void fake_unmap_page(void *p)
+{
+  if (p == &page) --mapped;
+}
+
+/* A clean machine: Intel, PMC version 5, 4 fixed counters of 48 bits,
+   paranoid 2, no rdpmc files, not hybrid. */
+static void machine(const char *v)
+{
+  memset(files, 0, sizeof files);
+  file("/proc/sys/kernel/perf_event_paranoid", "2\n");
+  vendor = v;
+  pmc_version = 5; fixed_counters = 4; fixed_width = 48;
+  opens = open_errno = refuse_kernel = 0;
+  refuse_type = -1;
+  next_fd = FIRST_FD;
+  memset(is_open, 0, sizeof is_open);
+  memset(disabled, 0, sizeof disabled);
+  plain_read_stuck = ioctls = closes = 0;
+  memset(&page, 0, sizeof page);
+  map_fails = mapped = 0;
+  cpucycles_x86_forget();
+}
+
+#define INTEL "GenuineIntel"
+#define AMD "AuthenticAMD"
+
+/* ---- running a setup the way selection does ---- */
+
+static long long fake_step;
+static long long fake_ticks(void)
+{
+  return fake_step += 7;
+}
+
+static long long fixed_persecond(const char **source)
+{
+  *source = "test";
+  return 2000000000;
+}
+
+/* Runs setup through the real selection (with a harmless read) so its
+   words land in the trace as cpucycles-info would show them.  Returns
+   the setup class; *says gets the words.  Closing is the test's job. */
+static long long probe(const struct cpucycles_counter *c, const char **says)
+{
+  static struct cpucycles_selection s;
+  struct cpucycles_counter table[1];
+  table[0].name = c->name;
+  table[0].setup = c->setup;
+  table[0].ticks = fake_ticks;
+  table[0].close = c->close;
+  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
+  cpucycles_select(table, 1, &options, &s);
+  *says = s.trace[0].says ? s.trace[0].says : "";
+  return s.trace[0].setup;
+}
+
+static int has(const char *text, const char *part)
+{
+  return strstr(text, part) != 0;
+}
+
+/* ---- scenarios ---- */
+
+static void intel_hybrid(void)
+{
+  const char *says;
+  long long class;
+  if (!ff) { skip("intel_hybrid", "amd64-perfpmcff not in this build"); return; }
+  machine(INTEL);
+  file("/sys/devices/cpu_core/rdpmc", "2\n");
+  file("/sys/devices/cpu_atom/rdpmc", "2\n");
+  file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_CYCLECOUNTER, "intel_hybrid_perfpmcff_setup", "class %lld (%s)", class, says);
+  check(still_open() == 2, "intel_hybrid_two_fds_open", "%d open", still_open());
+  check(opened[0].type == PERF_TYPE_HARDWARE && opened[0].config == PERF_COUNT_HW_CPU_CYCLES,
+        "intel_hybrid_first_fd_is_hardware_cycles", "type %u config %llu", opened[0].type,
+        (unsigned long long) opened[0].config);
+  check(opens == 2 && opened[1].type == 8 && opened[1].config == 0x3c, "intel_hybrid_second_fd_on_cpu_atom_type_8",
+        "%d opens, type %u config %#llx", opens, opened[1].type, (unsigned long long) opened[1].config);
+  check(open_flags[0] == PERF_FLAG_FD_CLOEXEC && open_flags[1] == PERF_FLAG_FD_CLOEXEC, "perf_fds_cloexec",
+        "flags %lu %lu", open_flags[0], open_flags[1]);
+  ff->close();
+  check(still_open() == 0, "intel_hybrid_close_closes_both", "%d open", still_open());
+}
+
+/* default-perfevent is on every Linux ISA: no CPUID involved */
+static void hybrid_perfevent(void)
+{
+  const char *says;
+  long long class, a, b;
+  if (!pe) { skip("intel_hybrid_perfevent", "default-perfevent not in this build"); return; }
+  machine(INTEL);
+  file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
+  class = probe(pe, &says);
+  check(class == CPUCYCLES_CYCLECOUNTER && still_open() == 2, "intel_hybrid_perfevent_two_fds",
+        "class %lld, %d open (%s)", class, still_open(), says);
+  a = pe->ticks();
+  b = counts[FIRST_FD] + counts[FIRST_FD + 1];
+  check(a == b && a > 1500000, "intel_hybrid_perfevent_counts_summed", "ticks %lld, fds hold %lld", a, b);
+  check(ioctls == 0, "perfevent_plain_read_where_it_works", "%d ioctls", ioctls);
+  pe->close();
+  check(still_open() == 0, "intel_hybrid_perfevent_close", "%d open", still_open());
+
+  /* the E-core PMU refusing leaves one fd and a note, not a skip */
+  machine(INTEL);
+  file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
+  refuse_type = 8;
+  class = probe(pe, &says);
+  check(class == CPUCYCLES_CYCLECOUNTER && still_open() == 1 && has(says, "E-core PMU (type 8)"),
+        "ecore_refused_keeps_core_fd", "class %lld, %d open, says '%s'", class, still_open(), says);
+  pe->close();
+}
+
+static void perfevent_toggle(void)
+{
+  const char *says;
+  long long class, a, b;
+  int before;
+  if (!pe) { skip("perfevent_toggle", "default-perfevent not in this build"); return; }
+  machine(AMD);
+  plain_read_stuck = 1;
+  class = probe(pe, &says);
+  check(class == CPUCYCLES_CYCLECOUNTER && has(says, "between disable and enable"),
+        "perfevent_toggles_where_plain_read_is_stuck", "class %lld, says '%s'", class, says);
+  before = ioctls;
+  a = pe->ticks();
+  b = pe->ticks();
+  check(b > a && ioctls == before + 4, "perfevent_toggled_reads_advance", "%lld then %lld, %d ioctls", a, b,
+        ioctls - before);
+  pe->close();
+  check(still_open() == 0, "perfevent_toggle_close", "%d open", still_open());
+}
+
+static void old_intel(void)
+{
+  const char *says;
+  long long class;
+  if (!ff) { skip("old_intel", "amd64-perfpmcff not in this build"); return; }
+  machine(INTEL);
+  pmc_version = 2; fixed_counters = 3; fixed_width = 40;
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "PMC version 2 < 3") && opens == 0,
+        "pmc_version_2_width_40_skips", "class %lld, %d opens, says '%s'", class, opens, says);
+  machine(INTEL);
+  pmc_version = 3; fixed_counters = 3; fixed_width = 40;
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "width 40 < 48") && opens == 0,
+        "fixed_width_40_skips", "class %lld, says '%s'", class, says);
+}
+
+static void knobs(void)
+{
+  const char *says;
+  long long class;
+  if (!ff || !pmc) {
+    skip("knobs", "amd64 perf counters not in this build");
+    return;
+  }
+  machine(INTEL);
+  file("/proc/sys/kernel/perf_event_paranoid", "3\n");
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && !strcmp(says, "perf_event_paranoid is 3; run cpucycles-open as root") && opens == 0,
+        "paranoid_3_skips_perfpmcff", "class %lld, says '%s'", class, says);
+  machine(AMD);
+  file("/proc/sys/kernel/perf_event_paranoid", "4\n");
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "perf_event_paranoid is 4") && opens == 0,
+        "paranoid_4_skips_perfpmc", "class %lld, says '%s'", class, says);
+  machine(INTEL);
+  file("/sys/devices/cpu/rdpmc", "1\n");
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "/sys/devices/cpu/rdpmc is 1") && opens == 0,
+        "rdpmc_file_1_skips", "class %lld, says '%s'", class, says);
+  machine(INTEL);
+  file("/sys/devices/cpu_core/rdpmc", "2\n");
+  file("/sys/devices/cpu_atom/rdpmc", "0\n");
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "cpu_atom/rdpmc is 0"), "rdpmc_atom_file_0_skips",
+        "class %lld, says '%s'", class, says);
+  machine(INTEL);
+  file("/proc/sys/kernel/perf_event_paranoid", 0);
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "kernel without perf_event"), "no_paranoid_file_skips",
+        "class %lld, says '%s'", class, says);
+
+}
+
+static void user_access(void)
+{
+  machine(AMD);
+  file("/proc/sys/kernel/perf_user_access", "0\n");
+  check(!cpucycles_perf_user_access(), "perf_user_access_0_refused", "accepted");
+  file("/proc/sys/kernel/perf_user_access", "1\n");
+  check(cpucycles_perf_user_access(), "perf_user_access_1_accepted", "refused");
+  file("/proc/sys/kernel/perf_user_access", 0);
+  check(cpucycles_perf_user_access(), "perf_user_access_absent_accepted", "refused");
+}
+
+static void vendors(void)
+{
+  const char *says;
+  long long class;
+  if (!ff || !pmc || !pmcff) {
+    skip("vendors", "amd64 perf counters not in this build");
+    return;
+  }
+  machine(AMD);
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "not an Intel CPU") && opens == 0, "perfpmcff_refuses_amd",
+        "class %lld, says '%s'", class, says);
+  class = probe(pmcff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "not an Intel CPU"), "pmcff_refuses_amd",
+        "class %lld, says '%s'", class, says);
+  machine(INTEL);
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_SKIP && !strcmp(says, "not an AMD CPU") && opens == 0, "perfpmc_refuses_intel",
+        "class %lld, says '%s'", class, says);
+}
+
+static void amd(void)
+{
+  const char *says;
+  long long class;
+  if (!pmc) { skip("amd", "amd64-perfpmc not in this build"); return; }
+  machine(AMD);
+  page.cap_user_rdpmc = 1;
+  page.index = 0;
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "index 0"), "amd_index_0_skips", "class %lld, says '%s'", class, says);
+  check(still_open() == 0 && mapped == 0, "amd_index_0_leaves_nothing_open", "%d fds, %d maps", still_open(), mapped);
+
+  machine(AMD);
+  page.cap_user_rdpmc = 0;
+  page.index = 3;
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "cap_user_rdpmc 0") && still_open() == 0 && mapped == 0,
+        "amd_cap_user_rdpmc_0_skips", "class %lld, %d open, says '%s'", class, still_open(), says);
+
+  machine(AMD);
+  map_fails = 1;
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "mmap") && still_open() == 0, "amd_mmap_failure_skips",
+        "class %lld, %d open, says '%s'", class, still_open(), says);
+
+  machine(AMD);
+  page.cap_user_rdpmc = 1;
+  page.index = 3;
+  page.pmc_width = 48;
+  class = probe(pmc, &says);
+  check(class == CPUCYCLES_CYCLECOUNTER && still_open() == 1 && mapped == 1, "amd_index_3_accepted",
+        "class %lld, %d open, %d maps, says '%s'", class, still_open(), mapped, says);
+  pmc->close();
+  check(still_open() == 0 && mapped == 0, "amd_close_unmaps_and_closes", "%d fds, %d maps", still_open(), mapped);
+}
+
+/* ---- the page reader, with a fake RDPMC ---- */
+
+static unsigned long long raw_value;
+static unsigned int raw_counter;
+static int raw_calls;
+static int bump_lock_once; /* the kernel updates the page during the read */
+
+static unsigned long long fake_rdpmc(unsigned int counter)
+{
+  raw_counter = counter;
+  ++raw_calls;
+  if (bump_lock_once) {
+    bump_lock_once = 0;
+    page.lock += 2;
+    page.offset += 1000000; /* what the update changed */
+    return 0xdeadbeef;      /* a value the retry must not use */
+  }
+  return raw_value;
+}
+
+static void page_reader(void)
+{
+  long long got, want;
+  memset(&page, 0, sizeof page);
+  page.cap_user_rdpmc = 1;
+  page.index = 3;
+  page.pmc_width = 48;
+  page.offset = 5000000;
+
+  raw_value = 0xfffffffff000ULL; /* 48 bits: -4096, a counter that started below zero */
+  raw_calls = 0;
+  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  check(got == 5000000 - 4096 && raw_counter == 2 && raw_calls == 1, "rdpmc_sign_extends_from_pmc_width",
+        "got %lld from counter %u in %d reads, want %lld from counter 2", got, raw_counter, raw_calls,
+        5000000LL - 4096);
+
+  raw_value = 0x7fffffffffffULL; /* the largest positive 48-bit value */
+  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  check(got == 5000000 + 0x7fffffffffffLL, "rdpmc_positive_stays_positive", "got %lld", got);
+
+  /* perf starts a counter below zero; running on through zero is six
+     more cycles, not 2^48 fewer */
+  raw_value = 0xffffffffffffULL; /* -1 */
+  want = cpucycles_perf_page_read(&page, fake_rdpmc);
+  raw_value = 5; /* the counter ran on through zero */
+  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  check(got == want + 6, "rdpmc_wrap_counts_on", "before %lld after %lld", want, got);
+
+  page.offset = 5000000;
+  raw_value = 100;
+  raw_calls = 0;
+  bump_lock_once = 1;
+  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  check(got == 6000000 + 100 && raw_calls == 2, "seqlock_change_retries", "got %lld in %d reads, want %lld in 2",
+        got, raw_calls, 6000000LL + 100);
+
+  page.index = 0;
+  raw_calls = 0;
+  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  check(got == 6000000 && raw_calls == 0, "index_0_reads_offset_only", "got %lld in %d reads", got, raw_calls);
+}
+
+static void open_fallbacks(void)
+{
+  struct perf_event_attr attr;
+  int fd;
+  machine(AMD);
+  refuse_kernel = 1;
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_HARDWARE;
+  attr.size = sizeof attr;
+  fd = cpucycles_perf_open(&attr);
+  check(fd >= 0 && opens == 3 && !opened[2].exclude_kernel && opened[2].exclude_hv,
+        "exclude_kernel_eacces_falls_back", "fd %d after %d calls", fd, opens);
+  check(opened[0].exclude_kernel && opened[0].exclude_hv, "exclusion_tried_first", "first call %d %d",
+        opened[0].exclude_kernel, opened[0].exclude_hv);
+  if (fd >= 0) fake_close_fd(fd);
+
+  machine(AMD);
+  open_errno = ENOENT;
+  fd = cpucycles_perf_open(&attr);
+  check(fd < 0 && opens == 1, "enoent_stops_at_once", "fd %d after %d calls", fd, opens);
+  machine(AMD);
+  open_errno = EACCES;
+  fd = cpucycles_perf_open(&attr);
+  check(fd < 0 && opens == 4, "eacces_everywhere_tries_all_four", "fd %d after %d calls", fd, opens);
+
+  if (pe) {
+    const char *says;
+    long long class;
+    machine(AMD);
+    open_errno = ENOENT;
+    class = probe(pe, &says);
+    check(class == CPUCYCLES_SKIP && has(says, "ENOENT") && still_open() == 0, "perfevent_enoent_says_why",
+          "class %lld, says '%s'", class, says);
+  }
+}
+
+int main(void)
+{
+  cpucycles_os.read_text = fake_read_text;
+  cpucycles_os.cpuid = fake_cpuid;
+  cpucycles_os.perf_event_open = fake_perf_event_open;
+  cpucycles_os.read_fd = fake_read_fd;
+  cpucycles_os.ioctl_fd = fake_ioctl_fd;
+  cpucycles_os.close_fd = fake_close_fd;
+  cpucycles_os.map_page = fake_map_page;
+  cpucycles_os.unmap_page = fake_unmap_page;
+  ff = counter("amd64-perfpmcff");
+  pmc = counter("amd64-perfpmc");
+  pmcff = counter("amd64-pmcff");
+  pe = counter("default-perfevent");
+
+  intel_hybrid();
+  hybrid_perfevent();
+  user_access();
+  perfevent_toggle();
+  old_intel();
+  knobs();
+  vendors();
+  amd();
+  page_reader();
+  open_fallbacks();
+  return checks_failed();
+}
+#endif
