@@ -15,8 +15,9 @@ long long ticks_setup(void)
     cpucycles_counter_says("not an AMD CPU");
     return CPUCYCLES_SKIP;
   }
-  if (!cpucycles_perf_rdpmc_allowed()) return CPUCYCLES_SKIP;
+  /* open first: where perf has no cycles event the knobs do not matter */
   if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_rdpmc_allowed()) goto skip;
   if (!cpucycles_perf_map(&perf)) goto skip;
   if (!perf.page->cap_user_rdpmc) {
     cpucycles_counter_says("perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");

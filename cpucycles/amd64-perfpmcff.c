@@ -32,8 +32,13 @@ long long ticks_setup(void)
     cpucycles_perf_says("fixed-counter width %u < %d bits (CPUID leaf 0xA)", cpu->fixed_width, FIXED_WIDTH_LEAST);
     return CPUCYCLES_SKIP;
   }
-  if (!cpucycles_perf_rdpmc_allowed()) return CPUCYCLES_SKIP;
+  /* open first: where perf has no cycles event the knobs do not matter
+     and reading them would only cost the first call system calls */
   if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_rdpmc_allowed()) {
+    cpucycles_perf_close(&perf);
+    return CPUCYCLES_SKIP;
+  }
   return CPUCYCLES_CYCLECOUNTER;
 }
 
