@@ -46,10 +46,15 @@ test-sanitize: all
 bench: all
 	sh scripts/bench
 
+# every ISA under qemu-user, one table (doc/cross.md); installs missing
+# Debian cross compilers and qemu-user when run as root
+test-cross:
+	sh scripts/cross-test
+
 clean:
 	rm -rf $(B)
 
-.PHONY: default all docs install uninstall test test-sanitize bench clean
+.PHONY: default all docs install uninstall test test-sanitize test-cross bench clean
 
 # Reached only when ./configure has not run yet.
 build/0/config.mk build/0/rules.mk:

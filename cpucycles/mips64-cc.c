@@ -1,0 +1,37 @@
+/* RDHWR $2, the MIPS cycle count register, times RDHWR $3, the number of
+   core cycles per count.  CC is 32 bits; the product is taken modulo 2^32,
+   which still wraps cleanly (2^32 times an integer scale is 0 modulo 2^32),
+   and selection extends it to 64 bits. */
+#include "counter.h"
+
+static unsigned int scale;
+
+static unsigned int hardware(int which)
+{
+  unsigned long long v;
+  if (which == 2)
+    __asm__ __volatile__(".set push\n.set mips32r2\nrdhwr %0, $2\n.set pop" : "=r"(v));
+  else
+    __asm__ __volatile__(".set push\n.set mips32r2\nrdhwr %0, $3\n.set pop" : "=r"(v));
+  return (unsigned int) v;
+}
+
+long long ticks(void)
+{
+  return (unsigned int) (hardware(2) * scale);
+}
+
+long long ticks_setup(void)
+{
+  scale = hardware(3);
+  if (!scale) {
+    cpucycles_counter_says("RDHWR $3 (cycles per count) is 0");
+    return CPUCYCLES_SKIP;
+  }
+  ticks();
+  return CPUCYCLES_EXTEND32;
+}
+
+void ticks_close(void)
+{
+}
