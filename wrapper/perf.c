@@ -153,6 +153,8 @@ int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long conf
   fd = cpucycles_perf_open(&attr);
   if (fd < 0) return 0;
   p->fd[p->fds++] = fd;
+  /* the event belongs to this thread (doc/counters.md, threads and fork) */
+  cpucycles_counter_says("follows only the thread that made the first call; measure from that thread");
 
   atom = cpucycles_perf_atom_type();
   if (atom >= 0) {
