@@ -28,16 +28,16 @@ traps() { # NAME: the read traps, the guard names SIGILL, another counter is cho
   compiled "$1" || return
   d=$(doctor "$1")
   case "$d" in
-    "dropped; SIGILL"*) [ "$impl" != "$1" ] && pass "isa_$1_trap_caught" || fail "isa_$1_trap_caught" "chosen anyway" ;;
-    *) fail "isa_$1_trap_caught" "want 'dropped; SIGILL', got '$d'" ;;
+    "dropped: SIGILL"*) [ "$impl" != "$1" ] && pass "isa_$1_trap_caught" || fail "isa_$1_trap_caught" "chosen anyway" ;;
+    *) fail "isa_$1_trap_caught" "want 'dropped: SIGILL', got '$d'" ;;
   esac
 }
 stuck() { # NAME: reads but never moves, so it is dropped
   compiled "$1" || return
   d=$(doctor "$1")
   case "$d" in
-    "dropped; never moved"*) [ "$impl" != "$1" ] && pass "isa_$1_stuck_rejected" || fail "isa_$1_stuck_rejected" "chosen anyway" ;;
-    *) fail "isa_$1_stuck_rejected" "want 'dropped; never moved', got '$d'" ;;
+    "dropped: never moved"*) [ "$impl" != "$1" ] && pass "isa_$1_stuck_rejected" || fail "isa_$1_stuck_rejected" "chosen anyway" ;;
+    *) fail "isa_$1_stuck_rejected" "want 'dropped: never moved', got '$d'" ;;
   esac
 }
 says() { # NAME WORDS: the counter's own words contain WORDS
