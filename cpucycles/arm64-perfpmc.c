@@ -4,6 +4,7 @@
    kernels need a module instead).  Then mrs PMCCNTR_EL0 reads the cycle
    counter directly. */
 #include "counter.h"
+#include "arm64-pmccntr.h"
 #include "perf.h"
 
 #define CONFIG1_64BIT 1        /* arm_pmuv3 "long": a 64-bit counter */
@@ -22,9 +23,7 @@ long long ticks_setup(void)
 
 long long ticks(void)
 {
-  long long count;
-  __asm__ __volatile__("mrs %0, PMCCNTR_EL0" : "=r"(count));
-  return count;
+  return arm64_pmccntr();
 }
 
 void ticks_close(void)

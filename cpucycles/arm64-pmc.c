@@ -2,12 +2,11 @@
    where the OS lets user code read it (PMUSERENR_EL0, set by a kernel module
    on older Linux); elsewhere the read traps and the guard sees SIGILL. */
 #include "counter.h"
+#include "arm64-pmccntr.h"
 
 long long ticks(void)
 {
-  long long t;
-  __asm__ __volatile__("mrs %0, PMCCNTR_EL0" : "=r"(t));
-  return t;
+  return arm64_pmccntr();
 }
 
 long long ticks_setup(void)

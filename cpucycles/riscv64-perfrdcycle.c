@@ -2,6 +2,7 @@
    page makes the kernel let user code run rdcycle, given perf_user_access
    1 (current kernels turn rdcycle off for user code otherwise). */
 #include "counter.h"
+#include "riscv64-cycle.h"
 #include "perf.h"
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
@@ -14,9 +15,7 @@ long long ticks_setup(void)
 
 long long ticks(void)
 {
-  long long count;
-  __asm__ __volatile__("rdcycle %0" : "=r"(count));
-  return count;
+  return riscv64_cycle();
 }
 
 void ticks_close(void)

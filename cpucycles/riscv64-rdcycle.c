@@ -2,12 +2,11 @@
    let user code read it only when perf_user_access allows; otherwise the
    read traps and the guard sees SIGILL. */
 #include "counter.h"
+#include "riscv64-cycle.h"
 
 long long ticks(void)
 {
-  long long t;
-  __asm__ __volatile__("rdcycle %0" : "=r"(t));
-  return t;
+  return riscv64_cycle();
 }
 
 long long ticks_setup(void)

@@ -1,19 +1,2 @@
-/* RDTSC through the compiler's __rdtsc().  An off-core clock on current
-   CPUs: a fixed rate when CPUID states one, otherwise maybe cycles. */
-#include <x86intrin.h>
-#include "counter.h"
-#include "x86.h"
-
-long long ticks_setup(void)
-{
-  return cpucycles_x86_tsc_class();
-}
-
-long long ticks(void)
-{
-  return (long long) __rdtsc();
-}
-
-void ticks_close(void)
-{
-}
+/* RDTSC through __rdtsc() on 32-bit x86: the same code as amd64-tsc. */
+#include "amd64-tsc.c"

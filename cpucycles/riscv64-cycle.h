@@ -1,0 +1,8 @@
+/* The RISC-V cycle CSR, 64 bits wide on RV64.  Shared by riscv64-rdcycle
+   and riscv64-perfrdcycle. */
+static inline long long riscv64_cycle(void)
+{
+  long long count;
+  __asm__ __volatile__("rdcycle %0" : "=r"(count));
+  return count;
+}
