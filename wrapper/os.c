@@ -1,6 +1,7 @@
 /* Default (real) implementation of the OS seam. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* syscall() */
+#define _GNU_SOURCE     /* secure_getenv() */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -113,9 +114,15 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 #endif
 }
 
+/* The library is not meant for setuid programs (doc/security.md); where
+   the C library can tell, it still ignores the environment in one. */
 static const char *real_getenv(const char *name)
 {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 17))
+  return secure_getenv(name);
+#else
   return getenv(name);
+#endif
 }
 
 struct cpucycles_os cpucycles_os = {
