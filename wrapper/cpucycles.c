@@ -4,7 +4,7 @@
    that cpucycles points straight at the chosen read function, so the
    steady-state call costs what the counter costs and nothing more. */
 #define _POSIX_C_SOURCE 200809L
-#include <sched.h>
+#include <time.h>
 #include <stdio.h>
 #include "cpucycles.h"
 #include "internal.h"
@@ -50,9 +50,13 @@ static struct cpucycles_selection selection;
 /* Runs job exactly once per process; callers that lose the race wait for
    the winner.  Returns 0 only to a caller re-entering from inside the job
    on the same thread (a signal handler), which must not wait for itself. */
+#define WAIT_FIRST_NS 1000      /* a waiter sleeps 1 microsecond, then ... */
+#define WAIT_MOST_NS 256000     /* ... twice as long each time, up to this */
+
 static int once(int *state, void (*job)(void))
 {
   int expected = NOT_STARTED;
+  long wait_ns = WAIT_FIRST_NS;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0,
                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
@@ -63,7 +67,16 @@ static int once(int *state, void (*job)(void))
     return 1;
   }
   if (running_here) return 0;
-  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) sched_yield();
+  /* Wait asleep, not spinning: on a machine with fewer cores than waiting
+     threads, spinning waiters would slow the selection they wait for and
+     disturb its timing. */
+  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
+    struct timespec pause;
+    pause.tv_sec = 0;
+    pause.tv_nsec = wait_ns;
+    nanosleep(&pause, 0);
+    if (wait_ns < WAIT_MOST_NS) wait_ns *= 2;
+  }
   return 1;
 }
 

@@ -8,6 +8,24 @@
 #define MULTIPLIER_WINDOW_NS 1000000LL /* 1 ms per estimate bounds the cost */
 #define MULTIPLIER_SLOP 0.2
 #define MULTIPLIER_MAXDENOMINATOR 1024
+#define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
+#define ENDPOINT_TRIES 8       /* ... a few times */
+
+/* One endpoint of a window: the counter read between two clock reads, so
+   that a preemption right there (common when other threads are busy)
+   shows as a wide bracket and is read again instead of skewing the rate. */
+static void endpoint(long long (*raw)(void), long long *ticks, long long *ns)
+{
+  long long before = 0;
+  int try;
+  for (try = 0; try < ENDPOINT_TRIES; ++try) {
+    before = cpucycles_os.nanoseconds();
+    *ticks = raw();
+    *ns = cpucycles_os.nanoseconds();
+    if (*ns - before <= ENDPOINT_SLACK_NS) break;
+  }
+  *ns -= (*ns - before) / 2;
+}
 
 static double nearest(double x)
 {
@@ -20,12 +38,10 @@ double cpucycles_find_multiplier(long long (*raw)(void), long long persecond)
   int i, d;
 
   for (i = 0; i < MULTIPLIER_ESTIMATES; ++i) {
-    long long t0 = cpucycles_os.nanoseconds();
-    long long r0 = raw();
-    long long r1, t1;
+    long long t0, r0, r1, t1;
+    endpoint(raw, &r0, &t0);
     do t1 = cpucycles_os.nanoseconds(); while (t1 - t0 < MULTIPLIER_WINDOW_NS);
-    r1 = raw();
-    t1 = cpucycles_os.nanoseconds();
+    endpoint(raw, &r1, &t1);
     if (r1 <= r0) return 0;
     /* cycles per tick = (persecond * seconds) / ticks */
     ratio[i] = (double) persecond * (double) (t1 - t0) / 1e9 / (double) (r1 - r0);

@@ -14,6 +14,13 @@
 #include <time.h>
 #include <x86intrin.h>
 
+/* leaves 0, 1, 0x80000007 and 0x40000000; 32-bit x86 also asks 0x80000000 */
+#ifdef __i386__
+#define MOST_CPUID 5
+#else
+#define MOST_CPUID 4
+#endif
+
 /* the fake CPU: leaf -> registers; leaves not listed read as zeros */
 #define LEAVES 12
 static struct { unsigned int leaf, r[4]; } cpu[LEAVES];
@@ -108,10 +115,10 @@ int main(void)
   machine("AuthenticAMD", 0x00b00f21, 1, 1); /* this development machine */
   set(0x40000000, 0x40000000, 0, 0, 0);
   hz = rate();
-  check(hz == 0 && asked <= 4, "tsc_guest_without_rate_few_cpuid",
+  check(hz == 0 && asked <= MOST_CPUID, "tsc_guest_without_rate_few_cpuid",
         "hz %lld after %d CPUID", hz, asked);
   rate();
-  check(asked <= 4, "tsc_cpuid_asked_once", "%d CPUID after asking twice", asked);
+  check(asked <= MOST_CPUID, "tsc_cpuid_asked_once", "%d CPUID after asking twice", asked);
 
   /* Kaby Lake (family 6 model 0x9e) reports crystal 0: the table's 24 MHz
      applies.  The ratio is chosen so the claim matches this machine. */
