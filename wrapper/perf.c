@@ -63,6 +63,26 @@ const char *cpucycles_perf_words(int err)
   return "perf_event_open failed";
 }
 
+/* An event the kernel said it does not have (ENOENT, ENODEV, ENOSYS,
+   and no more) stays missing for the life of the process; remembering it
+   saves the next perf counter the same refused system call. */
+static struct {
+  int known;
+  unsigned int type;
+  unsigned long long config, config1;
+  int err;
+} missing;
+
+static int permanent(int err)
+{
+  return err == ENOSYS || err == ENOENT || err == ENODEV;
+}
+
+void cpucycles_perf_forget(void)
+{
+  missing.known = 0;
+}
+
 /* The four exclude combinations; *err is the last errno on failure. */
 static int open_quietly(struct perf_event_attr *attr, int *err)
 {
@@ -70,6 +90,11 @@ static int open_quietly(struct perf_event_attr *attr, int *err)
   static const unsigned char exclude[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
   int i;
   *err = ENOSYS;
+  if (missing.known && missing.type == attr->type && missing.config == attr->config &&
+      missing.config1 == attr->config1) {
+    *err = missing.err;
+    return -1;
+  }
   for (i = 0; i < 4; ++i) {
     long fd;
     attr->exclude_kernel = exclude[i][0];
@@ -77,8 +102,16 @@ static int open_quietly(struct perf_event_attr *attr, int *err)
     fd = cpucycles_os.perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd >= 0) return (int) fd;
     *err = errno;
-    /* these will not change with the exclude bits */
-    if (*err == ENOSYS || *err == ENOENT || *err == EMFILE || *err == ENODEV) break;
+    if (permanent(*err)) {
+      missing.known = 1;
+      missing.type = attr->type;
+      missing.config = attr->config;
+      missing.config1 = attr->config1;
+      missing.err = *err;
+      break;
+    }
+    /* nor will this change with the exclude bits */
+    if (*err == EMFILE) break;
   }
   return -1;
 }

@@ -11,6 +11,10 @@
    Returns the fd, or -1 after telling the counter why (errno in words). */
 int cpucycles_perf_open(struct perf_event_attr *attr);
 
+/* Forgets which events the kernel said it does not have (for tests that
+   play another machine). */
+void cpucycles_perf_forget(void);
+
 /* Plain words for a perf_event_open errno. */
 const char *cpucycles_perf_words(int err);
 

@@ -39,6 +39,18 @@ static unsigned int leaf(unsigned int n, unsigned int r[4])
   return r[0];
 }
 
+/* CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate */
+static int invariant(void)
+{
+  unsigned int r[4];
+#ifdef __i386__
+  if (leaf(0x80000000, r) < 0x80000007) return 0;
+#endif
+  /* every amd64 CPU has leaf 0x80000007 */
+  leaf(0x80000007, r);
+  return (r[3] >> 8) & 1;
+}
+
 static int vendor_is(const unsigned int r[4], const char *name)
 {
   char v[13];
@@ -61,36 +73,29 @@ static long long known_crystal(unsigned int model)
   return 0;
 }
 
-/* Leaf 1 and 0x80000007 always; then the hypervisor's leaves in a guest,
-   the vendor and crystal leaves on bare metal. */
+/* Leaf 1 first; in a guest the hypervisor's leaves, and the invariance
+   leaf only when there is a rate to believe; on bare metal the invariance,
+   vendor and crystal leaves. */
 static long long stated_hz(const char **words)
 {
   unsigned int r[4], family, model, max;
-  int hypervisor;
 
   if (!leaf(0, r) && !r[1]) { *words = "no CPUID"; return 0; }
   max = r[0];
   leaf(1, r);
   family = (r[0] >> 8) & 15;
   model = ((r[0] >> 4) & 15) | (family == 6 || family == 15 ? (r[0] >> 12) & 0xf0 : 0);
-  hypervisor = (r[2] >> 31) & 1;
-#ifdef __i386__
-  if (leaf(0x80000000, r) < 0x80000007) { *words = "CPUID has no invariant-TSC leaf"; return 0; }
-#endif
-  /* every amd64 CPU has leaf 0x80000007 */
-  leaf(0x80000007, r);
-  if (!((r[3] >> 8) & 1)) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
 
-  if (hypervisor) {
+  if ((r[2] >> 31) & 1) {
     /* A guest's leaf 0x15 describes the host, not the TSC the guest sees;
        only the hypervisor's own TSC leaf is worth believing. */
-    if (leaf(0x40000000, r) >= 0x40000010 && leaf(0x40000010, r) > 0) {
-      *words = "TSC rate from hypervisor CPUID 0x40000010";
-      return r[0] * 1000LL;
-    }
-    *words = "hypervisor states no TSC rate";
-    return 0;
+    unsigned int khz = leaf(0x40000000, r) >= 0x40000010 ? leaf(0x40000010, r) : 0;
+    if (!khz) { *words = "hypervisor states no TSC rate"; return 0; }
+    if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
+    *words = "TSC rate from hypervisor CPUID 0x40000010";
+    return khz * 1000LL;
   }
+  if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
   if (max >= 0x15) {
     int intel = cpucycles_x86_facts()->intel;
     long long crystal;

@@ -182,6 +182,7 @@ static void machine(const char *v)
   memset(&page, 0, sizeof page);
   map_fails = mapped = 0;
   cpucycles_x86_forget();
+  cpucycles_perf_forget();
 }
 
 #define INTEL "GenuineIntel"
