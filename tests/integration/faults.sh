@@ -63,15 +63,21 @@ for fault in error=EPERM error=EACCES error=ENOENT error=ENODEV error=ENOSYS err
   else
     fail "info_under_$tag" "status $status, implementation '$impl'"
   fi
+  # (with when=2+ and no PMU, the library asks once: the kernel's ENOENT is
+  # remembered, so there is no second call to fail; the perffds run below,
+  # where the events exist, is the one that must see injections)
   case "$fault" in
-    *when*) [ "$injected" -gt 0 ] || fail "info_under_$tag" "nothing was injected" ;;
+    *when*) ;;
     *) [ "$injected" -gt 0 ] && ! grep perf_event_open "$d/trace" | grep -qv INJECTED ||
          fail "info_under_$tag" "a perf_event_open call got through" ;;
   esac
   strace -f -o "$d/trace" -e trace=perf_event_open -e inject=perf_event_open:$fault \
     "$d/perffds" perfonly > "$d/out" 2>&1
   status=$?
-  if [ $status = 0 ] && fds_ok "$d/out"; then
+  injected=$(grep -c 'perf_event_open.*(INJECTED)' "$d/trace")
+  if [ "$injected" = 0 ]; then
+    fail "perffds_under_$tag" "nothing was injected"
+  elif [ $status = 0 ] && fds_ok "$d/out"; then
     pass "perffds_under_$tag ($(head -n 1 "$d/out"))"
   else
     fail "perffds_under_$tag" "status $status: $(tr '\n' ' ' < "$d/out")"
