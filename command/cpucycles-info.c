@@ -48,9 +48,10 @@ static long long microseconds(void)
    gettimeofday.  The window is within one microsecond of the measured
    interval at each end, so the rate lies between cycles/(us+1) and
    cycles/(us-1). */
+static volatile long sink; /* volatile: the busy loop must not be optimised away */
+
 static void observed_lines(void)
 {
-  static volatile long sink;
   long loops;
   for (loops = FIRST_LOOPS; loops <= MOST_LOOPS; loops *= 2) {
     long long us0 = microseconds(), c0 = cpucycles(), c1, us1, us;
