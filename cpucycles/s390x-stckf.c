@@ -4,12 +4,16 @@
 #include "counter.h"
 
 #define TOD_HZ 4096000000LL
+/* The TOD clock counts from 1900 and passed 2^63 in 1972: as a signed
+   count it is negative.  Counting from 1972 instead (the top bit flipped)
+   keeps counts positive; differences are unchanged. */
+#define TOD_1972 0x8000000000000000ULL
 
 long long ticks(void)
 {
   unsigned long long t;
   __asm__ __volatile__("stckf %0" : "=Q"(t) : : "cc");
-  return (long long) t;
+  return (long long) (t ^ TOD_1972);
 }
 
 long long ticks_setup(void)
