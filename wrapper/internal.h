@@ -17,7 +17,7 @@ struct cpucycles_counter {
 extern const struct cpucycles_counter cpucycles_counters[];
 extern const int cpucycles_counters_count;
 
-#define CPUCYCLES_MAXCOUNTERS 32 /* the list has 27; a host compiles a dozen at most */
+#define CPUCYCLES_MAXCOUNTERS 16 /* a host compiles a dozen at most; configure checks */
 
 /* What selection learned about one counter (one tracesetup line). */
 struct cpucycles_trace {

@@ -87,7 +87,9 @@ static long long cpuinfo_line(const char *line)
 
 long long cpucycles_persecond_from_cpuinfo(const char *path)
 {
-  static char buf[CPUINFO_BYTES];
+  /* on the stack: a static buffer would sit in the library's data and
+     push the first call's variables onto more pages */
+  char buf[CPUINFO_BYTES];
   const char *line = buf;
   if (cpucycles_os.read_text(path, buf, sizeof buf) <= 0) return 0;
   while (*line) {
