@@ -194,6 +194,21 @@ static void pruning(void)
         s.chosen, s.trace[2].precision, full.chosen);
 }
 
+/* One anomalously small step (a guest's clock adjustment) must not decide
+   between two counters that read the same instruction: the smallest step
+   seen at least twice counts. */
+static void outlier(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fakes[1].kind = FAKE_OUTLIER;
+  fake_select(2, 1000000000, &s);
+  check(s.chosen == 0 && s.trace[0].precision == 1021 && s.trace[1].precision == 1031,
+        "one_outlier_step_does_not_decide", "chosen %d precisions %lld %lld", s.chosen,
+        s.trace[0].precision, s.trace[1].precision);
+}
+
 /* CPUCYCLES_IMPLEMENTATION: used when it works, refused (with a reason)
    when it does not, and then the rule decides. */
 static void wanted(void)
@@ -219,6 +234,7 @@ int main(void)
 {
   crashes();
   pruning();
+  outlier();
   wanted();
   bad_counters();
   tables();
