@@ -76,9 +76,12 @@ struct steps {
   int seen[STEPS_KEPT];
 };
 
-static void steps_add(struct steps *s, long long step)
+static inline void steps_add(struct steps *s, long long step)
 {
   int i, j;
+  /* the usual case first: the counter's own step, seen before */
+  if (step == s->step[0]) { ++s->seen[0]; return; }
+  if (step == s->step[1]) { ++s->seen[1]; return; }
   for (i = 0; i < STEPS_KEPT; ++i) {
     if (s->step[i] == step) { ++s->seen[i]; return; }
     if (s->step[i] == 0 || step < s->step[i]) break;
