@@ -7,6 +7,7 @@
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include "cpucycles.h"
+#include "cpuinfo.h"
 #include "internal.h"
 #include "os.h"
 
@@ -67,26 +68,21 @@ static void observed_lines(void)
   }
 }
 
-/* A line's value for the first of keys found at a line start in text. */
+/* The value of the first line of text with the first of keys there is,
+   copied into value (size bytes at most). */
 static int find_value(const char *text, const char *const *keys, char *value, size_t size)
 {
-  const char *line;
+  const char *line, *v;
   int k;
-  for (k = 0; keys[k]; ++k) {
-    size_t n = strlen(keys[k]);
-    for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
-      const char *v = line + n;
-      size_t len = 0;
-      if (strncmp(line, keys[k], n)) continue;
-      while (*v == ' ' || *v == '\t') ++v;
-      if (*v++ != ':') continue;
-      while (*v == ' ' || *v == '\t') ++v;
-      while (v[len] && v[len] != '\n' && len + 1 < size) ++len;
-      memcpy(value, v, len);
-      value[len] = 0;
-      return len > 0;
-    }
-  }
+  for (k = 0; keys[k]; ++k)
+    for (line = text; line; line = cpucycles_cpuinfo_next(line))
+      if ((v = cpucycles_cpuinfo_value(line, keys[k]))) {
+        size_t len = 0;
+        while (v[len] && v[len] != '\n' && len + 1 < size) ++len;
+        memcpy(value, v, len);
+        value[len] = 0;
+        return len > 0;
+      }
   return 0;
 }
 
@@ -94,24 +90,24 @@ static int find_value(const char *text, const char *const *keys, char *value, si
    counter what happened to it in plain words. */
 static void machine_lines(void)
 {
-  static char cpuinfo[16384];
+  const char *cpuinfo = cpucycles_cpuinfo();
   static const char *const model_keys[] = { "model name", "Model Name", "cpu model", "cpu",
                                             "uarch", "Processor", "vendor_id", 0 };
+  int guest = cpuinfo && strstr(cpuinfo, " hypervisor");
   char value[256];
   struct utsname u;
 
-  if (cpucycles_os.read_text("/proc/cpuinfo", cpuinfo, sizeof cpuinfo) > 0 &&
-      find_value(cpuinfo, model_keys, value, sizeof value))
+  if (find_value(cpuinfo, model_keys, value, sizeof value))
     printf("cpucycles machine cpu %s\n", value);
   else
     printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
   if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
   if (cpucycles_os.read_text("/sys/class/dmi/id/product_name", value, sizeof value) > 0 &&
-      (strstr(cpuinfo, " hypervisor") || strstr(value, "KVM") || strstr(value, "QEMU") ||
+      (guest || strstr(value, "KVM") || strstr(value, "QEMU") ||
        strstr(value, "VMware") || strstr(value, "Virtual"))) {
     value[strcspn(value, "\n")] = 0;
     printf("cpucycles machine hypervisor %s\n", value);
-  } else if (strstr(cpuinfo, " hypervisor")) {
+  } else if (guest) {
     printf("cpucycles machine hypervisor yes (CPU flag)\n");
   }
 }
@@ -119,7 +115,7 @@ static void machine_lines(void)
 static void counter_lines(void)
 {
   const struct cpucycles_selection *s = cpucycles_selection();
-  const struct cpucycles_counter *table = cpucycles_table();
+  const struct cpucycles_counter *table = cpucycles_counters;
   const struct cpucycles_trace *best = &s->trace[s->chosen];
   int i;
 

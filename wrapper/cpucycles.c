@@ -127,11 +127,6 @@ const char *cpucycles_implementation(void)
   return cpucycles_counters[selection.chosen].name;
 }
 
-const struct cpucycles_counter *cpucycles_table(void)
-{
-  return cpucycles_counters;
-}
-
 void cpucycles_tracesetup(void)
 {
   int i;

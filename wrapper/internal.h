@@ -72,10 +72,10 @@ int cpucycles_guard_run(void (*probe)(void *), void *arg);
 int cpucycles_persecond_sane(long long hz);
 long long cpucycles_persecond_estimate(const char **source);
 long long cpucycles_persecond_from_file(const char *path, int exp10);
-long long cpucycles_persecond_from_cpuinfo(const char *path);
+/* the first sane rate in cpuinfo text (0 for none, or for no text) */
+long long cpucycles_persecond_from_cpuinfo(const char *text);
 
 /* cpucycles.c: the selection made by the first call, for cpucycles-info. */
 const struct cpucycles_selection *cpucycles_selection(void);
-const struct cpucycles_counter *cpucycles_table(void);
 
 #endif

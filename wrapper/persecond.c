@@ -2,6 +2,7 @@
    that yields a sane value wins.  No source runs another program. */
 #include <string.h>
 #include "cpucycles-config.h"
+#include "cpuinfo.h"
 #include "decimal.h"
 #include "internal.h"
 #include "os.h"
@@ -14,7 +15,6 @@
 #define PERSECOND_DEFAULT 2399987654LL
 #define PERSECOND_MIN 1000000LL            /* below 1 MHz: not a real CPU clock */
 #define PERSECOND_MAX 1000000000000LL      /* above 1 THz: garbage */
-#define CPUINFO_BYTES 16384                /* enough for the first CPU's entry */
 
 int cpucycles_persecond_sane(long long hz)
 {
@@ -63,14 +63,9 @@ static long long cpuinfo_line(const char *line)
 {
   unsigned int i;
   for (i = 0; i < sizeof cpuinfo_keys / sizeof cpuinfo_keys[0]; ++i) {
-    size_t n = strlen(cpuinfo_keys[i].key);
-    const char *s = line;
+    const char *s = cpucycles_cpuinfo_value(line, cpuinfo_keys[i].key);
     long long hz;
-    if (strncmp(s, cpuinfo_keys[i].key, n)) continue;
-    s += n;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (*s++ != ':') continue;
-    while (*s == ' ' || *s == '\t') ++s;
+    if (!s) continue;
     if (cpuinfo_keys[i].exp10 < 0)
       s = cpucycles_hex(s, &hz);
     else
@@ -85,19 +80,12 @@ static long long cpuinfo_line(const char *line)
   return 0;
 }
 
-long long cpucycles_persecond_from_cpuinfo(const char *path)
+long long cpucycles_persecond_from_cpuinfo(const char *text)
 {
-  /* on the stack: a static buffer would sit in the library's data and
-     push the first call's variables onto more pages */
-  char buf[CPUINFO_BYTES];
-  const char *line = buf;
-  if (cpucycles_os.read_text(path, buf, sizeof buf) <= 0) return 0;
-  while (*line) {
+  const char *line;
+  for (line = text; line; line = cpucycles_cpuinfo_next(line)) {
     long long hz = cpuinfo_line(line);
-    const char *next = strchr(line, '\n');
     if (hz) return hz;
-    if (!next) break;
-    line = next + 1;
   }
   return 0;
 }
@@ -139,7 +127,7 @@ long long cpucycles_persecond_estimate(const char **source)
     *source = "file /etc/cpucyclespersecond";
   } else if ((hz = cpucycles_persecond_from_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 3))) {
     *source = "sysfs cpufreq cpuinfo_max_freq";
-  } else if ((hz = cpucycles_persecond_from_cpuinfo("/proc/cpuinfo"))) {
+  } else if ((hz = cpucycles_persecond_from_cpuinfo(cpucycles_cpuinfo()))) {
     *source = "cpuinfo /proc/cpuinfo";
   } else if ((hz = from_sysctl())) {
     *source = "sysctl";

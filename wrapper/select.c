@@ -186,6 +186,7 @@ static int set_up(struct walk *w, int i)
   int sig;
 
   memset(c, 0, sizeof *c);
+  memset(t, 0, sizeof *t); /* a wanted counter that failed is set up again */
   c->counter = &w->table[i];
   counter_words = 0;
   sig = cpucycles_guard_run(probe_setup, c);
@@ -244,6 +245,7 @@ static long long measure(struct walk *w, int i)
     return 0;
   }
   t->precision = c->step + c->penalty + ORDER_BUMP * w->working;
+  t->fail = 0; /* a pending counter's "not measured" no longer holds */
   ++w->working;
   return t->precision;
 }
@@ -320,10 +322,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
   if (options->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
   if (wanted >= 0) {
     if (set_up(&w, wanted)) consider(&w, wanted, measure(&w, wanted));
-    if (out->chosen < 0) {
-      out->wanted_refused = out->trace[wanted].fail;
-      w.working = 0;
-    }
+    if (out->chosen < 0) out->wanted_refused = out->trace[wanted].fail;
   }
 
   if (out->chosen < 0)

@@ -2,50 +2,32 @@
    prints it in /proc/cpuinfo ("timebase : 512000000"); reading it spares
    the first call a measurement.  Plain C, so it builds on every host and
    is unit-tested there. */
-#include <string.h>
 #include "counter.h"
+#include "cpuinfo.h"
 #include "decimal.h"
 #include "internal.h"
 #include "os.h"
 #include "timebase.h"
 
-#define TIMEBASE_KEY "timebase"
-#define TIMEBASE_CPUINFO_BYTES 16384 /* the key follows the first CPU's lines */
-
-static const char *spaces(const char *s)
-{
-  while (*s == ' ' || *s == '\t') ++s;
-  return s;
-}
-
 long long cpucycles_timebase_parse(const char *text)
 {
-  size_t n = strlen(TIMEBASE_KEY);
-  while (*text) {
-    const char *s = text;
-    const char *next = strchr(text, '\n');
+  const char *line;
+  for (line = text; line; line = cpucycles_cpuinfo_next(line)) {
+    const char *s = cpucycles_cpuinfo_value(line, "timebase");
     long long hz;
-    if (!strncmp(s, TIMEBASE_KEY, n)) {
-      s = spaces(s + n);
-      if (*s == ':') {
-        s = cpucycles_decimal(spaces(s + 1), 0, &hz);
-        if (s) s = spaces(s);
-        if (s && (*s == '\n' || *s == '\r' || !*s))
-          return cpucycles_persecond_sane(hz) ? hz : 0;
-      }
-    }
-    if (!next) break;
-    text = next + 1;
+    if (!s) continue;
+    s = cpucycles_decimal(s, 0, &hz);
+    if (!s) continue;
+    while (*s == ' ' || *s == '\t') ++s;
+    if (*s && *s != '\n' && *s != '\r') continue;
+    return cpucycles_persecond_sane(hz) ? hz : 0;
   }
   return 0;
 }
 
 long long cpucycles_timebase_class(void)
 {
-  static char buf[TIMEBASE_CPUINFO_BYTES];
-  long long hz = 0;
-  if (cpucycles_os.read_text("/proc/cpuinfo", buf, sizeof buf) > 0)
-    hz = cpucycles_timebase_parse(buf);
+  long long hz = cpucycles_timebase_parse(cpucycles_cpuinfo());
   if (hz > 0) {
     cpucycles_counter_says("rate from the timebase line of /proc/cpuinfo");
     return hz;

@@ -2,6 +2,7 @@
    no test touches /etc, /sys or /proc. */
 #include <string.h>
 #include "check.h"
+#include "cpuinfo.h"
 #include "internal.h"
 #include "os.h"
 
@@ -32,6 +33,7 @@ static const char *fake_getenv(const char *name)
 static void machine(const char *e, const char *s, const char *c, const char *v)
 {
   etc = e; sysfs = s; cpuinfo = c; env = v;
+  cpucycles_cpuinfo_forget();
 }
 
 static void expect(const char *name, long long want, const char *want_source)

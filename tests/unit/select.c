@@ -189,7 +189,8 @@ static void pruning(void)
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   fake_stepper(2, CPUCYCLES_CYCLECOUNTER, 4);
   fake_select_with(3, 1000000000, 0, 0, &s);
-  check(full.chosen == 0 && s.chosen == 0 && s.trace[2].precision == 24 && fakes[1].calls > 0,
+  check(full.chosen == 0 && s.chosen == 0 && s.trace[2].precision == 24 && fakes[1].calls > 0 &&
+        s.trace[1].precision == 1040 && !s.trace[1].fail,
         "pruning_keeps_order_bumps_exact", "pruned chose %d (precision %lld), full chose %d",
         s.chosen, s.trace[2].precision, full.chosen);
 }

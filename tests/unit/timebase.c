@@ -5,14 +5,18 @@
 #include "check.h"
 #include "counter.h"
 #include "os.h"
+#include "cpuinfo.h"
+#include "internal.h"
 #include "timebase.h"
 
 static const char *cpuinfo;
+static int cpuinfo_reads;
 
 static long fixture(const char *path, char *buf, size_t size)
 {
   size_t n;
   buf[0] = 0;
+  if (!strcmp(path, "/proc/cpuinfo")) ++cpuinfo_reads;
   if (strcmp(path, "/proc/cpuinfo") || !cpuinfo) return -1;
   n = strlen(cpuinfo);
   if (n > size - 1) n = size - 1;
@@ -54,7 +58,15 @@ int main(void)
   cpuinfo = power9;
   class = cpucycles_timebase_class();
   check(class == 512000000, "timebase_class_reads_cpuinfo", "class %lld", class);
+  {
+    /* the scaled mftb counter then wants persecond: same file, one read */
+    const char *source;
+    cpucycles_persecond_estimate(&source);
+    check(cpuinfo_reads == 1, "cpuinfo_read_once_for_timebase_and_persecond",
+          "/proc/cpuinfo read %d times", cpuinfo_reads);
+  }
   cpuinfo = 0;
+  cpucycles_cpuinfo_forget();
   class = cpucycles_timebase_class();
   check(class == CPUCYCLES_FINDMULTIPLIER, "timebase_class_measures_without_cpuinfo", "class %lld", class);
   return checks_failed();
