@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
+#include "serve.h"
 #include "cpuinfo.h"
 #include "decimal.h"
 #include "internal.h"
@@ -58,13 +59,8 @@ static void random_text(char *buf, int max)
 static const char *fixture_text;
 static long fixture(const char *path, char *buf, size_t size)
 {
-  size_t n;
   (void) path;
-  n = strlen(fixture_text);
-  if (n > size - 1) n = size - 1;
-  memcpy(buf, fixture_text, n);
-  buf[n] = 0;
-  return (long) n;
+  return serve_text(fixture_text, buf, size);
 }
 static const char *fixture_env(const char *name)
 {

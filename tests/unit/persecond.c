@@ -2,6 +2,7 @@
    no test touches /etc, /sys or /proc. */
 #include <string.h>
 #include "check.h"
+#include "serve.h"
 #include "cpuinfo.h"
 #include "internal.h"
 #include "os.h"
@@ -12,17 +13,10 @@ static const char *etc, *sysfs, *cpuinfo, *env;
 static long fixture(const char *path, char *buf, size_t size)
 {
   const char *text = 0;
-  size_t n;
   if (!strcmp(path, "/etc/cpucyclespersecond")) text = etc;
   if (!strcmp(path, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")) text = sysfs;
   if (!strcmp(path, "/proc/cpuinfo")) text = cpuinfo;
-  buf[0] = 0;
-  if (!text) return -1;
-  n = strlen(text);
-  if (n > size - 1) n = size - 1;
-  memcpy(buf, text, n);
-  buf[n] = 0;
-  return (long) n;
+  return serve_text(text, buf, size);
 }
 
 static const char *fake_getenv(const char *name)
