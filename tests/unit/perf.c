@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include "check.h"
+#include "serve.h"
 #include "internal.h"
 #include "os.h"
 
@@ -48,16 +49,10 @@ static void file(const char *path, const char *text)
 static long fake_read_text(const char *path, char *buf, size_t size)
 {
   int i;
-  buf[0] = 0;
   for (i = 0; i < FILES; ++i)
-    if (files[i].path && files[i].text && !strcmp(files[i].path, path)) {
-      size_t n = strlen(files[i].text);
-      if (n > size - 1) n = size - 1;
-      memcpy(buf, files[i].text, n);
-      buf[n] = 0;
-      return (long) n;
-    }
-  return -1;
+    if (files[i].path && files[i].text && !strcmp(files[i].path, path))
+      return serve_text(files[i].text, buf, size);
+  return serve_text(0, buf, size);
 }
 
 /* CPUID: vendor, and leaf 0xA's version, fixed count and width */
