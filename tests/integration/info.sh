@@ -73,7 +73,11 @@ if [ -n "$other" ]; then
 else
   skip info_wanted_counter_used "only one working counter here"
 fi
+# refused, the rule decides: that run's own choice is its smallest precision
+# (a fresh run, so not necessarily the choice above: under qemu-user the
+# emulator's timing can swap two counters of the same instruction)
 w=$(CPUCYCLES_IMPLEMENTATION=no-such-counter $RUN "$PACKAGE/bin/cpucycles-info")
-echo "$w" | grep -q "^cpucycles implementation $impl\$" &&
+wbest=$(echo "$w" | awk '$2 == "tracesetup" && $6 > 0 && (best == "" || $6 < min) { min = $6; best = $4 } END { print best }')
+echo "$w" | grep -q "^cpucycles implementation ${wbest:-default-zero}\$" &&
   echo "$w" | grep -q "^cpucycles wanted CPUCYCLES_IMPLEMENTATION=no-such-counter refused: " &&
   pass info_wanted_unknown_refused || fail info_wanted_unknown_refused "$(echo "$w" | grep -E 'implementation|wanted')"
