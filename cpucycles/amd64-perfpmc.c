@@ -11,7 +11,7 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 long long ticks_setup(void)
 {
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (!cpu->amd) {
+  if (cpu->vendor != CPUCYCLES_X86_AMD) {
     cpucycles_counter_says("not an AMD CPU");
     return CPUCYCLES_SKIP;
   }

@@ -16,7 +16,7 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 long long ticks_setup(void)
 {
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (!cpu->intel) {
+  if (cpu->vendor != CPUCYCLES_X86_INTEL) {
     cpucycles_counter_says("not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
     return CPUCYCLES_SKIP;
   }

@@ -80,14 +80,21 @@ static int once(int *state, void (*job)(void))
   return 1;
 }
 
+/* Writable, so it sits on the data page that loading already touched;
+   as a literal it would be the first call's only read of .rodata, a page
+   fault (over 10 microseconds in a virtual machine). */
+static char wanted_name[] = "CPUCYCLES_IMPLEMENTATION";
+
 static void select_job(void)
 {
   struct cpucycles_select_options options;
+  int count = 0;
   ABI_POINTER_RACE();
+  while (cpucycles_counters[count].name) ++count;
   options.persecond = cpucycles_persecond_estimate;
-  options.wanted = cpucycles_os.getenv("CPUCYCLES_IMPLEMENTATION");
+  options.wanted = cpucycles_os.getenv(wanted_name);
   options.measure_all = trace_wanted;
-  cpucycles_select(cpucycles_counters, cpucycles_counters_count, &options, &selection);
+  cpucycles_select(cpucycles_counters, count, &options, &selection);
   /* The release store publishes the chosen counter's state along with the
      pointer.  A caller whose plain load still sees first_call comes here
      and waits on the acquire load in once(). */
@@ -134,8 +141,10 @@ void cpucycles_tracesetup(void)
      afterwards it shows what the (shorter) selection measured. */
   if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) trace_wanted = 1;
   if (!once(&selection_state, select_job)) return;
-  for (i = 0; i < selection.count; ++i)
+  for (i = 0; i < selection.count; ++i) {
+    const struct cpucycles_trace *t = &selection.trace[i];
+    double scaling = t->scaling ? t->scaling : t->precision ? 1 : 0;
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i,
-           cpucycles_counters[i].name, selection.trace[i].precision,
-           selection.trace[i].scaling, selection.trace[i].only32);
+           cpucycles_counters[i].name, t->precision, scaling, t->only32);
+  }
 }

@@ -8,10 +8,9 @@
 #include <string.h>
 #include "internal.h"
 
-static const int guarded[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
-#define GUARDED (sizeof guarded / sizeof guarded[0])
-
-static struct sigaction saved[GUARDED];
+#define GUARDED 5
+/* Each guarded signal with the caller's handler for it. */
+static struct { int sig; struct sigaction old; } saved[GUARDED];
 static sigjmp_buf escape;
 /* Only the selecting thread's probes are ours to catch. */
 static CPUCYCLES_THREAD volatile sig_atomic_t armed;
@@ -26,7 +25,7 @@ static void handler(int sig)
   /* Not our probe (another thread crashed meanwhile): give the signal to
      whatever the program had installed. */
   for (i = 0; i < GUARDED; ++i)
-    if (guarded[i] == sig) sigaction(sig, &saved[i], 0);
+    if (saved[i].sig == sig) sigaction(sig, &saved[i].old, 0);
   raise(sig);
 }
 
@@ -40,13 +39,21 @@ void cpucycles_guard_install(void)
   /* SA_NODEFER: the signal stays unblocked after we jump out of the
      handler, so sigsetjmp need not save the mask (no syscall per probe). */
   ours.sa_flags = SA_NODEFER;
-  for (i = 0; i < GUARDED; ++i) sigaction(guarded[i], &ours, &saved[i]);
+  /* Stored one by one, not copied from a table: a table of constants
+     would be the first call's only read of .rodata, one more page fault
+     (doc/selection.md, "First-call time"). */
+  saved[0].sig = SIGILL;
+  saved[1].sig = SIGFPE;
+  saved[2].sig = SIGBUS;
+  saved[3].sig = SIGSEGV;
+  saved[4].sig = SIGABRT;
+  for (i = 0; i < GUARDED; ++i) sigaction(saved[i].sig, &ours, &saved[i].old);
 }
 
 void cpucycles_guard_restore(void)
 {
   unsigned int i;
-  for (i = 0; i < GUARDED; ++i) sigaction(guarded[i], &saved[i], 0);
+  for (i = 0; i < GUARDED; ++i) sigaction(saved[i].sig, &saved[i].old, 0);
 }
 
 int cpucycles_guard_run(void (*probe)(void *), void *arg)

@@ -14,8 +14,10 @@ struct cpucycles_counter {
   void (*close)(void);
 };
 
+/* The generated table ends with a row whose name is 0.  (No separate
+   count: a constant would live in .rodata, a page the first call would
+   otherwise never touch; see doc/selection.md on first-call time.) */
 extern const struct cpucycles_counter cpucycles_counters[];
-extern const int cpucycles_counters_count;
 
 #define CPUCYCLES_MAXCOUNTERS 16 /* a host compiles a dozen at most; configure checks */
 
@@ -23,7 +25,10 @@ extern const int cpucycles_counters_count;
 struct cpucycles_trace {
   long long setup;     /* ticks_setup() result, or 0 if it crashed */
   long long precision; /* 0: not usable */
-  double scaling;      /* 0: setup skipped or no scaling fits */
+  double scaling;      /* persecond per tick; 0: read as it is (printed as 1
+                          if it works), setup skipped, or no scaling fits.
+                          Not 1, so that the usual case reads no constant
+                          from .rodata (doc/selection.md, first-call time) */
   int only32;
   int crash;           /* signal number if a probe crashed */
   const char *says;    /* the counter's own words (cpucycles_counter_says) */
@@ -53,7 +58,8 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out);
 
-/* read.c: the functions cpucycles may point at, around a raw counter. */
+/* read.c: the functions cpucycles may point at, around a raw counter
+   (scaling 0: none, the raw ticks). */
 void cpucycles_read_use(long long (*raw)(void), double scaling, int only32,
                         long long persecond);
 long long cpucycles_read_scaled(void);

@@ -31,35 +31,52 @@ static const char *const rdpmc_files[] = {
 };
 
 /* Room for the formatted reasons of one selection: each counter says at
-   most a couple of things, and a trace keeps pointers to them. */
+   most a couple of things, and a trace keeps pointers to them.  The room
+   is taken from the heap when the first one is said: such reasons are
+   rare (an old PMU, a paranoid setting), and 4 KB of static text would
+   push the selection's own state onto one more page, a page fault that
+   costs over 10 microseconds in a virtual machine. */
 #define SAYS_SLOTS 32
 #define SAYS_SIZE 128
-static char says_text[SAYS_SLOTS][SAYS_SIZE];
+static char *says_text;
 static unsigned int says_next;
 
 void cpucycles_perf_says(const char *format, ...)
 {
-  char *text = says_text[says_next++ % SAYS_SLOTS];
+  char *text;
   va_list ap;
+  if (!says_text) says_text = malloc(SAYS_SLOTS * SAYS_SIZE);
+  if (!says_text) {
+    cpucycles_counter_says(format); /* the words without their numbers */
+    return;
+  }
+  text = says_text + (says_next++ % SAYS_SLOTS) * SAYS_SIZE;
   va_start(ap, format);
   vsnprintf(text, SAYS_SIZE, format, ap);
   va_end(ap);
   cpucycles_counter_says(text);
 }
 
+/* A table of pointers, which loading relocates: a switch would become a
+   jump table in .rodata, a page the first call otherwise never reads
+   (doc/selection.md, "First-call time"). */
+static const struct { int err; const char *words; } perf_words[] = {
+  { EACCES, "perf_event_open: EACCES: perf_event_paranoid too high; run cpucycles-open as root" },
+  { EPERM, "perf_event_open: EPERM: not permitted (paranoid setting or seccomp)" },
+  { ENOENT, "perf_event_open: ENOENT: no hardware cycle event (no PMU exposed, e.g. in a guest)" },
+  { ENODEV, "perf_event_open: ENODEV: no PMU for this event" },
+  { ENOSYS, "perf_event_open: ENOSYS: kernel without perf_event" },
+  { EOPNOTSUPP, "perf_event_open: EOPNOTSUPP: event not supported here" },
+  { EINVAL, "perf_event_open: EINVAL: event rejected by this kernel" },
+  { EMFILE, "perf_event_open: EMFILE: out of file descriptors" },
+  { EBUSY, "perf_event_open: EBUSY: counter in use by someone else" },
+};
+
 const char *cpucycles_perf_words(int err)
 {
-  switch (err) {
-    case EACCES: return "perf_event_open: EACCES: perf_event_paranoid too high; run cpucycles-open as root";
-    case EPERM: return "perf_event_open: EPERM: not permitted (paranoid setting or seccomp)";
-    case ENOENT: return "perf_event_open: ENOENT: no hardware cycle event (no PMU exposed, e.g. in a guest)";
-    case ENODEV: return "perf_event_open: ENODEV: no PMU for this event";
-    case ENOSYS: return "perf_event_open: ENOSYS: kernel without perf_event";
-    case EOPNOTSUPP: return "perf_event_open: EOPNOTSUPP: event not supported here";
-    case EINVAL: return "perf_event_open: EINVAL: event rejected by this kernel";
-    case EMFILE: return "perf_event_open: EMFILE: out of file descriptors";
-    case EBUSY: return "perf_event_open: EBUSY: counter in use by someone else";
-  }
+  unsigned int i;
+  for (i = 0; i < sizeof perf_words / sizeof perf_words[0]; ++i)
+    if (perf_words[i].err == err) return perf_words[i].words;
   return "perf_event_open failed";
 }
 
@@ -86,8 +103,6 @@ void cpucycles_perf_forget(void)
 /* The four exclude combinations; *err is the last errno on failure. */
 static int open_quietly(struct perf_event_attr *attr, int *err)
 {
-  /* preferring exclusion: count only this program where the PMU can */
-  static const unsigned char exclude[4][2] = { { 1, 1 }, { 1, 0 }, { 0, 1 }, { 0, 0 } };
   int i;
   *err = ENOSYS;
   if (missing.known && missing.type == attr->type && missing.config == attr->config &&
@@ -95,10 +110,13 @@ static int open_quietly(struct perf_event_attr *attr, int *err)
     *err = missing.err;
     return -1;
   }
+  /* preferring exclusion: count only this program where the PMU can;
+     i = 0, 1, 2, 3 excludes kernel and hypervisor, kernel, hypervisor,
+     nothing (bits, not a table: see x86.c on .rodata) */
   for (i = 0; i < 4; ++i) {
     long fd;
-    attr->exclude_kernel = exclude[i][0];
-    attr->exclude_hv = exclude[i][1];
+    attr->exclude_kernel = i < 2;
+    attr->exclude_hv = !(i & 1);
     fd = cpucycles_os.perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd >= 0) return (int) fd;
     *err = errno;
@@ -175,8 +193,7 @@ int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long conf
   long atom;
   int fd, err;
 
-  p->fd[0] = p->fd[1] = -1;
-  p->fds = 0;
+  p->fds = 0; /* fd[i] means something only for i < fds */
   p->page = 0;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
@@ -243,9 +260,7 @@ void cpucycles_perf_close(struct cpucycles_perf *p)
   int i;
   if (p->page) cpucycles_os.unmap_page((void *) p->page);
   p->page = 0;
-  for (i = 0; i < p->fds; ++i)
-    if (p->fd[i] >= 0) cpucycles_os.close_fd(p->fd[i]);
-  p->fd[0] = p->fd[1] = -1;
+  for (i = 0; i < p->fds; ++i) cpucycles_os.close_fd(p->fd[i]);
   p->fds = 0;
 }
 

@@ -65,7 +65,7 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long con
    running event does not advance).  -1 if a read fails. */
 long long cpucycles_perf_sum(const struct cpucycles_perf *p, int toggle);
 
-/* Unmaps and closes everything, and leaves p empty (fds -1). */
+/* Unmaps and closes everything, and leaves p empty (no fds). */
 void cpucycles_perf_close(struct cpucycles_perf *p);
 
 /* An empty p, for a counter's static state before setup. */

@@ -62,7 +62,7 @@ void cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
     start_value = (long long) ((unsigned long long) raw() & 0xffffffffULL);
     start_ns = cpucycles_os.nanoseconds();
     last_set = 0;
-  } else if (scaling != 1) {
+  } else if (scaling) {
     base_in = raw();
     base_out = (long long) ((double) base_in * scaling);
   }
@@ -71,6 +71,6 @@ void cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
 long long (*cpucycles_read_function(double scaling, int only32, long long (*ticks)(void)))(void)
 {
   if (only32) return cpucycles_read_extended;
-  if (scaling != 1) return cpucycles_read_scaled;
+  if (scaling) return cpucycles_read_scaled;
   return ticks;
 }

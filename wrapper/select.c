@@ -216,6 +216,13 @@ static int set_up(struct walk *w, int i)
   return 1;
 }
 
+/* A scaling of exactly 1 is none: the counter is read as it is, which
+   scaling 0 stands for (internal.h says why). */
+static double scaling_or_none(double scaling)
+{
+  return scaling == 1 ? 0 : scaling;
+}
+
 /* Step 3: scaling and precision.  Returns the precision, 0 if dropped. */
 static long long measure(struct walk *w, int i)
 {
@@ -223,9 +230,9 @@ static long long measure(struct walk *w, int i)
   struct cpucycles_trace *t = &w->out->trace[i];
   int sig;
 
-  c->scaling = 1;
+  c->scaling = 0;
   if (c->setup > 0) {
-    c->scaling = (double) persecond(w) / (double) c->setup;
+    c->scaling = scaling_or_none((double) persecond(w) / (double) c->setup);
   } else if (c->setup == CPUCYCLES_FINDMULTIPLIER) {
     c->persecond = persecond(w);
     sig = cpucycles_guard_run(probe_multiplier, c);
@@ -233,6 +240,7 @@ static long long measure(struct walk *w, int i)
       drop(w, i, sig, "its rate is no n/d multiple of persecond");
       return 0;
     }
+    c->scaling = scaling_or_none(c->scaling);
   }
   t->scaling = c->scaling;
   t->only32 = c->only32;
@@ -301,7 +309,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out)
 {
-  static struct walk w;
+  struct walk w; /* on the stack: a static 1.4 KB would take a page of its own */
   int i, wanted;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;

@@ -51,15 +51,15 @@ static int invariant(void)
   return (r[3] >> 8) & 1;
 }
 
-static int vendor_is(const unsigned int r[4], const char *name)
-{
-  char v[13];
-  memcpy(v, &r[1], 4);
-  memcpy(v + 4, &r[3], 4);
-  memcpy(v + 8, &r[2], 4);
-  v[12] = 0;
-  return !strcmp(v, name);
-}
+/* The vendor text of leaf 0 is EBX, EDX, ECX, four little-endian bytes
+   each.  It is compared as words: the names then stay immediates in the
+   code instead of strings in .rodata, a page the first call otherwise
+   never reads (doc/selection.md, "First-call time"). */
+#define WORD(a, b, c, d) \
+  ((unsigned int) (a) | (unsigned int) (b) << 8 | (unsigned int) (c) << 16 | (unsigned int) (d) << 24)
+#define VENDOR_IS(r, t) \
+  ((r)[1] == WORD(t[0], t[1], t[2], t[3]) && (r)[3] == WORD(t[4], t[5], t[6], t[7]) && \
+   (r)[2] == WORD(t[8], t[9], t[10], t[11]))
 
 /* Intel parts whose leaf 0x15 gives no crystal rate (ECX 0); the rates
    are those Intel documents for these models (family 6). */
@@ -97,7 +97,7 @@ static long long stated_hz(const char **words)
   }
   if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
   if (max >= 0x15) {
-    int intel = cpucycles_x86_facts()->intel;
+    int intel = cpucycles_x86_facts()->vendor == CPUCYCLES_X86_INTEL;
     long long crystal;
     leaf(0x15, r);
     if (r[0] && r[1]) {
@@ -158,11 +158,11 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
   facts_asked = 1;
   memset(&facts, 0, sizeof facts);
   if (!leaf(0, r) && !r[1]) return &facts;
-  facts.intel = vendor_is(r, "GenuineIntel");
+  if (VENDOR_IS(r, "GenuineIntel")) facts.vendor = CPUCYCLES_X86_INTEL;
   /* Hygon's Dhyana is a licensed Zen: same PMU, same rules */
-  facts.amd = vendor_is(r, "AuthenticAMD") || vendor_is(r, "HygonGenuine");
+  if (VENDOR_IS(r, "AuthenticAMD") || VENDOR_IS(r, "HygonGenuine")) facts.vendor = CPUCYCLES_X86_AMD;
   /* leaf 0xA (architectural PMU) matters only to the Intel counters */
-  if (facts.intel && r[0] >= 0xa) {
+  if (facts.vendor == CPUCYCLES_X86_INTEL && r[0] >= 0xa) {
     leaf(0xa, r);
     facts.pmc_version = r[0] & 0xff;
     /* the fixed-counter fields are defined from version 2 on */

@@ -14,8 +14,10 @@ long long cpucycles_x86_tsc_class(void);
 
 /* What the perf counters need to know about the CPU, from CPUID (through
    the OS seam, so tests can play any CPU).  Asked once per process. */
+#define CPUCYCLES_X86_INTEL 1 /* vendor string GenuineIntel */
+#define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
 struct cpucycles_x86_facts {
-  int intel, amd;              /* vendor string GenuineIntel, AuthenticAMD */
+  int vendor;                  /* one of those, or 0 */
   unsigned int pmc_version;    /* leaf 0xA EAX[7:0]; 0 if no leaf 0xA */
   unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
   unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */

@@ -69,8 +69,8 @@ int main(int argc, char **argv)
     static struct cpucycles_counter table[CPUCYCLES_MAXCOUNTERS];
     static struct cpucycles_selection s;
     int i, n = 0;
-    for (i = 0; i < cpucycles_counters_count; ++i)
-      if (strstr(cpucycles_counters[i].name, "perf") || i == cpucycles_counters_count - 1)
+    for (i = 0; cpucycles_counters[i].name; ++i)
+      if (strstr(cpucycles_counters[i].name, "perf") || !cpucycles_counters[i + 1].name)
         table[n++] = cpucycles_counters[i];
     struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
     cpucycles_select(table, n, &options, &s);

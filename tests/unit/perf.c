@@ -24,7 +24,7 @@ int main(void)
 static const struct cpucycles_counter *counter(const char *name)
 {
   int i;
-  for (i = 0; i < cpucycles_counters_count; ++i)
+  for (i = 0; cpucycles_counters[i].name; ++i)
     if (!strcmp(cpucycles_counters[i].name, name)) return &cpucycles_counters[i];
   return 0;
 }
