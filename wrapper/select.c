@@ -65,11 +65,14 @@ static void probe_close(void *arg)
 }
 
 /* The smallest steps seen, each with how often it was seen.  A step seen
-   once is not trusted: in a guest an occasional read lands a tick or two
-   after the previous one (the hypervisor adjusting the clock), and one such
-   outlier would otherwise decide between two counters that read the same
-   instruction (amd64-tsc and amd64-tscasm) at random. */
+   once or twice is not trusted: in a guest an occasional read lands one
+   tick after the previous one (the hypervisor adjusting the clock; here
+   about one read in 70000, and two in the same 1000 reads about once in
+   2000 processes), and such outliers would otherwise decide between two
+   counters that read the same instruction (amd64-tsc and amd64-tscasm) at
+   random. */
 #define STEPS_KEPT 4
+#define STEP_SEEN_LEAST 3
 
 struct steps {
   long long step[STEPS_KEPT]; /* ascending; 0 = unused */
@@ -78,7 +81,7 @@ struct steps {
 
 static inline void steps_add(struct steps *s, long long step)
 {
-  int i, j;
+  int i, seen = 1;
   /* the usual case first: the counter's own step, seen before */
   if (step == s->step[0]) { ++s->seen[0]; return; }
   if (step == s->step[1]) { ++s->seen[1]; return; }
@@ -86,21 +89,26 @@ static inline void steps_add(struct steps *s, long long step)
     if (s->step[i] == step) { ++s->seen[i]; return; }
     if (s->step[i] == 0 || step < s->step[i]) break;
   }
-  if (i == STEPS_KEPT) return;
-  for (j = STEPS_KEPT - 1; j > i; --j) {
-    s->step[j] = s->step[j - 1];
-    s->seen[j] = s->seen[j - 1];
+  /* insert at i, each larger step moving up one place (the largest falls
+     off); carried along rather than shifted, which the compiler would turn
+     into a call of memmove, a libc page a fresh process may not have read */
+  for (; i < STEPS_KEPT; ++i) {
+    long long up = s->step[i];
+    int up_seen = s->seen[i];
+    s->step[i] = step;
+    s->seen[i] = seen;
+    step = up;
+    seen = up_seen;
+    if (!step) break;
   }
-  s->step[i] = step;
-  s->seen[i] = 1;
 }
 
-/* the smallest step seen twice; else the smallest seen at all */
+/* the smallest step seen STEP_SEEN_LEAST times; else the smallest seen */
 static long long steps_smallest(const struct steps *s)
 {
   int i;
   for (i = 0; i < STEPS_KEPT && s->step[i]; ++i)
-    if (s->seen[i] >= 2) return s->step[i];
+    if (s->seen[i] >= STEP_SEEN_LEAST) return s->step[i];
   return s->step[0];
 }
 

@@ -206,7 +206,7 @@ static void outlier(void)
   fakes[1].kind = FAKE_OUTLIER;
   fake_select(2, 1000000000, &s);
   check(s.chosen == 0 && s.trace[0].precision == 1021 && s.trace[1].precision == 1031,
-        "one_outlier_step_does_not_decide", "chosen %d precisions %lld %lld", s.chosen,
+        "two_outlier_steps_do_not_decide", "chosen %d precisions %lld %lld", s.chosen,
         s.trace[0].precision, s.trace[1].precision);
 }
 
