@@ -29,7 +29,7 @@ struct fake {
   long long calls;
   long long closes;
   double ticks_per_ns;
-  long long advance_ns; /* FAKE_CLOCK: fake time that passes per read */
+  long long advance_ns; /* fake time that passes per read */
   int wrap32;
 };
 
@@ -55,6 +55,7 @@ static long long fake_read(int i)
 {
   struct fake *f = &fakes[i];
   ++f->calls;
+  fake_now += f->advance_ns;
   switch (f->kind) {
     case FAKE_STEP: return f->value += f->step;
     case FAKE_OUTLIER: return f->value += f->calls == 300 || f->calls == 700 ? 1 : f->step;
@@ -63,9 +64,7 @@ static long long fake_read(int i)
     case FAKE_DECREASE: f->value += (f->calls & 1) ? 5 : -1; return f->value;
     case FAKE_STUCK: return 42;
     case FAKE_CLOCK: {
-      long long t;
-      fake_now += f->advance_ns;
-      t = (long long) ((double) fake_now * f->ticks_per_ns);
+      long long t = (long long) ((double) fake_now * f->ticks_per_ns);
       return f->wrap32 ? (long long) (t & 0xffffffffLL) : t;
     }
   }

@@ -94,6 +94,37 @@ static void bad_counters(void)
         fakes[0].closes, fakes[1].closes);
 }
 
+/* The retry budgets, on fake time: a counter stops retrying 5 ms after its
+   first retry, and the whole selection stops retrying 20 ms after its
+   first retry anywhere, whatever the number of slow, bad counters. */
+static void budgets(void)
+{
+  long long began;
+  int i, dropped = 0;
+
+  /* 2 us per read, 2 ms per try: tries 0 to 3, then 6 ms > 5 ms */
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_STUCK; fakes[0].advance_ns = 2000;
+  run(1, 1000000000);
+  check(s.trace[0].precision == 0 && fakes[0].calls == 4 * 1000, "slow_counter_stops_retrying_after_5ms",
+        "precision %lld after %lld reads", s.trace[0].precision, fakes[0].calls);
+
+  /* eight counters of 1 us reads that never move: 6 ms each on their own
+     budgets (48 ms), about 26 ms with the selection's budget */
+  fake_reset();
+  for (i = 0; i < FAKES; ++i) {
+    fakes[i].setup = CPUCYCLES_CYCLECOUNTER;
+    fakes[i].kind = FAKE_STUCK;
+    fakes[i].advance_ns = 1000;
+  }
+  began = fake_now;
+  run(FAKES, 1000000000);
+  for (i = 0; i < FAKES; ++i) dropped += s.trace[i].precision == 0;
+  check(dropped == FAKES && fake_now - began < 30000000 && fakes[FAKES - 1].calls == 1000,
+        "selection_retries_stop_after_20ms", "%d dropped in %lld ns; last counter read %lld times",
+        dropped, fake_now - began, fakes[FAKES - 1].calls);
+}
+
 /* Hand-worked tables: precision = smallest step + penalty + 10 per
    working counter earlier in the list; smallest wins, earlier on ties. */
 static void tables(void)
@@ -236,6 +267,7 @@ int main(void)
   crashes();
   pruning();
   outlier();
+  budgets();
   wanted();
   bad_counters();
   tables();
