@@ -42,6 +42,14 @@ const char *cpucycles_cpuinfo_value(const char *line, const char *key)
   return blanks(line + 1);
 }
 
+int cpucycles_cpuinfo_ends(const char *s, const char *unit)
+{
+  s = blanks(s);
+  if (unit && !strncmp(s, unit, strlen(unit))) s = blanks(s + strlen(unit));
+  while (*s == '\r') ++s;
+  return !*s || *s == '\n';
+}
+
 const char *cpucycles_cpuinfo_next(const char *line)
 {
   line = strchr(line, '\n');

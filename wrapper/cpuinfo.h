@@ -13,6 +13,10 @@ void cpucycles_cpuinfo_forget(void);
 /* If line begins "KEY<blanks>:<blanks>", where its value begins; else 0. */
 const char *cpucycles_cpuinfo_value(const char *line, const char *key);
 
+/* Whether s, after blanks and then unit (if not 0) if it is there, is at
+   the end of its line: what may follow a number in a value. */
+int cpucycles_cpuinfo_ends(const char *s, const char *unit);
+
 /* The line after line, or 0 at the end of the text. */
 const char *cpucycles_cpuinfo_next(const char *line);
 

@@ -112,7 +112,8 @@ static int open_quietly(struct perf_event_attr *attr, int *err)
   }
   /* preferring exclusion: count only this program where the PMU can;
      i = 0, 1, 2, 3 excludes kernel and hypervisor, kernel, hypervisor,
-     nothing (bits, not a table: see x86.c on .rodata) */
+     nothing (bits, not a table in .rodata: doc/selection.md, "First-call
+     time") */
   for (i = 0; i < 4; ++i) {
     long fd;
     attr->exclude_kernel = i < 2;

@@ -1,6 +1,5 @@
 /* Where cpucycles_persecond() comes from (SPEC 3 step 1): the first source
    that yields a sane value wins.  No source runs another program. */
-#include <string.h>
 #include "cpucycles-config.h"
 #include "cpuinfo.h"
 #include "decimal.h"
@@ -70,11 +69,7 @@ static long long cpuinfo_line(const char *line)
       s = cpucycles_hex(s, &hz);
     else
       s = cpucycles_decimal(s, cpuinfo_keys[i].exp10, &hz);
-    if (!s) continue;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (!strncmp(s, "MHz", 3)) s += 3;
-    while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
-    if (*s && *s != '\n') continue;
+    if (!s || !cpucycles_cpuinfo_ends(s, "MHz")) continue;
     if (cpucycles_persecond_sane(hz)) return hz;
   }
   return 0;

@@ -15,7 +15,7 @@
 #define RETRY_BUDGET_NS 20000000LL    /* all retries stop 20 ms after the first */
 #define SMALLEST_STEP 1          /* no counter can do better than this */
 
-/* When the selection's first retry began: the clock behind both budgets. */
+/* When a run of retries began: one per counter, one for the selection. */
 struct retry_clock {
   int started;
   long long began;
@@ -33,7 +33,7 @@ struct candidate {
   long long step; /* smallest nonzero step, 0 if the counter failed */
   const char *fail;
   int open;       /* set up and not yet closed */
-  struct retry_clock *retries; /* the walk's */
+  struct retry_clock *retries; /* the walk's: the selection's retries */
 };
 
 /* Everything selection keeps while it walks the list. */
@@ -134,22 +134,26 @@ static long long steps_smallest(const struct steps *s)
    The clock is read only for a retry: most counters pass their first try,
    and a process's first clock_gettime costs page faults (30 microseconds
    here).  Returns 0 when the budgets allow no more tries. */
-static int may_retry(struct candidate *c, long long *start)
+static long long since(struct retry_clock *k, long long now)
+{
+  if (!k->started) {
+    k->started = 1;
+    k->began = now;
+  }
+  return now - k->began;
+}
+
+static int may_retry(struct candidate *c, struct retry_clock *own)
 {
   long long now = cpucycles_os.nanoseconds();
-  if (!c->retries->started) {
-    c->retries->started = 1;
-    c->retries->began = now;
-  }
-  if (*start < 0) *start = now;
-  return now - *start <= PRECISION_BUDGET_NS && now - c->retries->began <= RETRY_BUDGET_NS;
+  return since(own, now) <= PRECISION_BUDGET_NS && since(c->retries, now) <= RETRY_BUDGET_NS;
 }
 
 static void probe_precision(void *arg)
 {
   struct candidate *c = arg;
   long long v[PRECISION_CHUNK];
-  long long start = -1; /* of this counter's retries; -1 before the first */
+  struct retry_clock own = { 0, 0 }; /* this counter's retries */
   int try, i, k;
 
   c->step = 0;
@@ -157,7 +161,7 @@ static void probe_precision(void *arg)
     struct steps steps;
     long long last = 0;
     int decreased = 0;
-    if (try && !may_retry(c, &start)) return;
+    if (try && !may_retry(c, &own)) return;
     memset(&steps, 0, sizeof steps);
     for (k = 0; k < PRECISION_CALLS; k += PRECISION_CHUNK) {
       for (i = 0; i < PRECISION_CHUNK; ++i) v[i] = c->read();

@@ -17,9 +17,7 @@ long long cpucycles_timebase_parse(const char *text)
     long long hz;
     if (!s) continue;
     s = cpucycles_decimal(s, 0, &hz);
-    if (!s) continue;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (*s && *s != '\n' && *s != '\r') continue;
+    if (!s || !cpucycles_cpuinfo_ends(s, 0)) continue;
     return cpucycles_persecond_sane(hz) ? hz : 0;
   }
   return 0;

@@ -226,9 +226,9 @@ static void pruning(void)
         s.chosen, s.trace[2].precision, full.chosen);
 }
 
-/* One anomalously small step (a guest's clock adjustment) must not decide
+/* Anomalously small steps (a guest's clock adjustments) must not decide
    between two counters that read the same instruction: the smallest step
-   seen at least twice counts. */
+   seen at least 3 times counts. */
 static void outlier(void)
 {
   fake_reset();
