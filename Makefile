@@ -21,7 +21,7 @@ $(PACKAGE)/lib/libcpucycles.a: $(LIBOBJS)
 	$(AR) rcs $@ $(LIBOBJS)
 
 $(PACKAGE)/lib/libcpucycles.so.1: $(LIBOBJS) wrapper/exports.map
-	$(CC) $(SHARED) $(LIBOBJS) -o $@
+	$(CC) $(SHARED) $(LIBOBJS) -o $@ $(LIBPTHREAD)
 
 $(PACKAGE)/lib/libcpucycles.so: $(PACKAGE)/lib/libcpucycles.so.1
 	rm -f $@

@@ -1,5 +1,7 @@
 /* cpucycles-info: which counter was chosen, how it behaves, and why the
-   others were not (SPEC 4 format, then our extra lines). */
+   others were not (SPEC 4 format, then our extra lines).  A plain client
+   of the public API: what it says about the selection comes from
+   cpucycles_tracesetup(). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +9,6 @@
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include "cpucycles.h"
-#include "cpuinfo.h"
-#include "internal.h"
-#include "os.h"
 
 #define DIFFERENCES 64
 #define FIRST_LOOPS 1024
@@ -68,77 +67,58 @@ static void observed_lines(void)
   }
 }
 
-/* The value of the first line of text with the first of keys there is,
-   copied into value (size bytes at most). */
-static int find_value(const char *text, const char *const *keys, char *value, size_t size)
+/* The value of the first /proc/cpuinfo line "KEY<blanks>: VALUE" with the
+   first of keys that has one, into value. */
+static int cpuinfo_value(const char *const *keys, char *value, size_t size)
 {
-  const char *line, *v;
-  int k;
-  for (k = 0; keys[k]; ++k)
-    for (line = text; line; line = cpucycles_cpuinfo_next(line))
-      if ((v = cpucycles_cpuinfo_value(line, keys[k]))) {
-        size_t len = 0;
-        while (v[len] && v[len] != '\n' && len + 1 < size) ++len;
-        memcpy(value, v, len);
-        value[len] = 0;
-        return len > 0;
-      }
-  return 0;
+  char line[512];
+  int k, found = 0;
+  for (k = 0; keys[k] && !found; ++k) {
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    size_t n = strlen(keys[k]);
+    if (!f) return 0;
+    while (!found && fgets(line, sizeof line, f)) {
+      const char *v = line + n;
+      if (strncmp(line, keys[k], n)) continue;
+      v += strspn(v, " \t");
+      if (*v++ != ':') continue;
+      v += strspn(v, " \t");
+      snprintf(value, size, "%.*s", (int) strcspn(v, "\n"), v);
+      found = *value != 0;
+    }
+    fclose(f);
+  }
+  return found;
 }
 
-/* Our extra lines: the machine, where persecond came from, and for every
-   counter what happened to it in plain words. */
+/* Our extra lines on the machine (the lines on the selection come from
+   cpucycles_tracesetup). */
 static void machine_lines(void)
 {
-  const char *cpuinfo = cpucycles_cpuinfo();
   static const char *const model_keys[] = { "model name", "Model Name", "cpu model", "cpu",
                                             "uarch", "Processor", "vendor_id", 0 };
-  int guest = cpuinfo && strstr(cpuinfo, " hypervisor");
-  char value[256];
+  static const char *const flag_keys[] = { "flags", 0 };
+  char value[1024];
+  int guest = cpuinfo_value(flag_keys, value, sizeof value) && strstr(value, " hypervisor");
   struct utsname u;
+  FILE *f;
 
-  if (find_value(cpuinfo, model_keys, value, sizeof value))
+  if (cpuinfo_value(model_keys, value, sizeof value))
     printf("cpucycles machine cpu %s\n", value);
   else
     printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
   if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
-  if (cpucycles_os.read_text("/sys/class/dmi/id/product_name", value, sizeof value) > 0 &&
-      (guest || strstr(value, "KVM") || strstr(value, "QEMU") ||
-       strstr(value, "VMware") || strstr(value, "Virtual"))) {
-    value[strcspn(value, "\n")] = 0;
+  value[0] = 0;
+  if ((f = fopen("/sys/class/dmi/id/product_name", "r"))) {
+    if (!fgets(value, sizeof value, f)) value[0] = 0;
+    fclose(f);
+  }
+  value[strcspn(value, "\n")] = 0;
+  if (value[0] && (guest || strstr(value, "KVM") || strstr(value, "QEMU") || strstr(value, "VMware") ||
+                   strstr(value, "Virtual")))
     printf("cpucycles machine hypervisor %s\n", value);
-  } else if (guest) {
+  else if (guest)
     printf("cpucycles machine hypervisor yes (CPU flag)\n");
-  }
-}
-
-static void counter_lines(void)
-{
-  const struct cpucycles_selection *s = cpucycles_selection();
-  const struct cpucycles_counter *table = cpucycles_counters;
-  const struct cpucycles_trace *best = &s->trace[s->chosen];
-  int i;
-
-  printf("cpucycles persecond-source %s\n",
-         s->persecond_source ? s->persecond_source : "not needed");
-  if (s->wanted)
-    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=%s %s%s\n", s->wanted,
-           s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
-  for (i = 0; i < s->count; ++i) {
-    const struct cpucycles_trace *t = &s->trace[i];
-    printf("cpucycles counter %s ", table[i].name);
-    if (i == s->chosen && t->precision)
-      printf("chosen: precision %lld", t->precision);
-    else if (i == s->chosen)
-      printf("chosen as the last resort: nothing else worked");
-    else if (t->precision)
-      printf("not chosen: precision %lld, %s has %lld", t->precision, table[s->chosen].name,
-             best->precision);
-    else
-      printf("dropped: %s", t->fail ? t->fail : "unknown");
-    if (t->says) printf("; %s", t->says);
-    printf("\n");
-  }
 }
 
 int main(void)
@@ -150,6 +130,5 @@ int main(void)
   iqm_line();
   observed_lines();
   machine_lines();
-  counter_lines();
   return 0;
 }

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "os.h"
 
 #define SAVED_DEFAULT "/run/cpucycles-open.saved"
 #define MAXPATH 4096
@@ -58,10 +57,13 @@ static void under_root(char *out, const char *path)
 /* 1 and *value, or 0 and *why. */
 static int read_value(const char *path, long *value, const char **why)
 {
-  char full[MAXPATH], text[64], *end;
+  char full[MAXPATH], text[64] = "", *end;
+  FILE *f;
   under_root(full, path);
   if (access(full, F_OK) != 0) { *why = "not present"; return 0; }
-  if (cpucycles_os_read_text(full, text, sizeof text) < 0) { *why = strerror(errno); return 0; }
+  if (!(f = fopen(full, "r"))) { *why = strerror(errno); return 0; }
+  if (!fgets(text, sizeof text, f)) text[0] = 0;
+  fclose(f);
   *value = strtol(text, &end, 10);
   if (end == text) { *why = "does not hold a number"; return 0; }
   return 1;

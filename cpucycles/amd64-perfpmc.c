@@ -2,29 +2,27 @@
    event on, as the event's mmap'd page says (index, offset, pmc_width,
    under its seqlock).  Refuses Intel, where perf has been seen to report
    index 0 on E-cores and amd64-perfpmcff is the better way. */
-#include "counter.h"
 #include "perf.h"
 #include "x86.h"
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (cpu->vendor != CPUCYCLES_X86_AMD) {
-    cpucycles_counter_says("not an AMD CPU");
+  if (cpucycles_x86_facts()->vendor != CPUCYCLES_X86_AMD) {
+    cpucycles_say(probe, "not an AMD CPU");
     return CPUCYCLES_SKIP;
   }
   /* open first: where perf has no cycles event the knobs do not matter */
-  if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_rdpmc_allowed()) goto skip;
-  if (!cpucycles_perf_map(&perf)) goto skip;
+  if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_rdpmc_allowed(probe) || !cpucycles_perf_map(&perf, probe)) goto skip;
+  /* the page says whether RDPMC may run, so the read cannot trap */
   if (!perf.page->cap_user_rdpmc) {
-    cpucycles_counter_says("perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
+    cpucycles_say(probe, "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
     goto skip;
   }
   if (!perf.page->index) {
-    cpucycles_counter_says("perf gives counter index 0: the event is on no counter RDPMC can read");
+    cpucycles_say(probe, "perf gives counter index 0: the event is on no counter RDPMC can read");
     goto skip;
   }
   return CPUCYCLES_CYCLECOUNTER;

@@ -1,24 +1,43 @@
-/* Intel, without perf: RDPMC of fixed-function counter 1 where the OS
-   already lets user code run RDPMC and keeps that counter counting (for
-   example a kernel module, or rdpmc set to 2 while someone else's perf
-   event runs).  Where it does not, RDPMC faults (the crash guard catches
-   it) or the counter stands still (the precision test drops it). */
-#include "counter.h"
+/* Intel, without perf: RDPMC of fixed-function counter 1 where the OS lets
+   user code run RDPMC and something keeps that counter counting (a kernel
+   module, or rdpmc 2 while someone else's perf event runs).  Where it is
+   not counting, the precision test drops it. */
 #include "x86.h"
+#ifdef __linux__
+#include "perf.h"
+#endif
 
-long long ticks_setup(void)
+/* rdpmc 2: RDPMC runs anywhere (1: only beside a mapped perf event, which
+   this counter has not; 0: never) */
+#define RDPMC_ALWAYS 2
+
+long long ticks_setup(struct cpucycles_probe *probe)
 {
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
   if (cpu->vendor != CPUCYCLES_X86_INTEL) {
-    cpucycles_counter_says("not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
+    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
     return CPUCYCLES_SKIP;
   }
   if (cpu->pmc_version < 2 || cpu->fixed_counters < 2) {
-    cpucycles_counter_says("CPUID leaf 0xA lists no fixed-function counter 1");
+    cpucycles_say(probe, "CPUID leaf 0xA lists no fixed-function counter 1%s",
+                  cpu->pmc_version ? "" : ": no PMU exposed");
     return CPUCYCLES_SKIP;
   }
-  /* the probe: faults here, inside the crash guard, if RDPMC is off */
-  (void) cpucycles_x86_rdpmc(CPUCYCLES_X86_FIXED_CYCLES);
+#ifdef __linux__
+  {
+    long knob = cpucycles_perf_rdpmc_knob();
+    if (knob < 0) {
+      cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: the kernel does not let user code run RDPMC");
+      return CPUCYCLES_SKIP;
+    }
+    if (knob < RDPMC_ALWAYS) {
+      cpucycles_say(probe, "rdpmc is %ld, not 2, in /sys/devices: RDPMC would fault; run cpucycles-open as root", knob);
+      return CPUCYCLES_SKIP;
+    }
+  }
+#else
+  probe->may_trap = 1; /* whether RDPMC may run is not known here */
+#endif
   return CPUCYCLES_CYCLECOUNTER;
 }
 

@@ -1,11 +1,10 @@
 /* RDTSC through inline assembly (same counter as amd64-tsc, for compilers
    without __rdtsc). */
-#include "counter.h"
 #include "x86.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  return cpucycles_x86_tsc_class();
+  return cpucycles_x86_tsc_setup(probe);
 }
 
 long long ticks(void)

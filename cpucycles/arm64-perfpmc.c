@@ -1,22 +1,21 @@
 /* arm64: perf_event opens this thread's cycles event as a 64-bit counter
    with user access (config1 bits 0 and 1), and mapping its page makes the
-   kernel let EL0 read the counters, given perf_user_access 1 (older
-   kernels need a module instead).  Then mrs PMCCNTR_EL0 reads the cycle
-   counter directly. */
-#include "counter.h"
+   kernel let EL0 read the counters, given perf_user_access 1.  Then
+   mrs PMCCNTR_EL0 reads the cycle counter directly. */
 #include "arm64-pmccntr.h"
 #include "perf.h"
 
-#define CONFIG1_64BIT 1        /* arm_pmuv3 "long": a 64-bit counter */
-#define CONFIG1_USER_ACCESS 2  /* arm_pmuv3 "rdpmc": EL0 may read it */
+#define CONFIG1_64BIT 1       /* arm_pmuv3 "long": a 64-bit counter */
+#define CONFIG1_USER_ACCESS 2 /* arm_pmuv3 "rdpmc": EL0 may read it */
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS, probe)) return CPUCYCLES_SKIP;
+  /* the page says whether EL0 may read, so the read cannot trap */
   if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
-  cpucycles_counter_says("perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
+  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }

@@ -10,17 +10,16 @@ long long ticks(void)
   return t;
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
   long long hz;
   __asm__ __volatile__("mrs %0, CNTFRQ_EL0" : "=r"(hz));
   hz &= 0xffffffffLL; /* the upper 32 bits are reserved */
-  ticks();
   if (hz > 0) {
-    cpucycles_counter_says("rate from CNTFRQ_EL0");
+    cpucycles_say(probe, "rate from CNTFRQ_EL0");
     return hz;
   }
-  cpucycles_counter_says("CNTFRQ_EL0 is 0 (firmware did not set it); rate measured");
+  cpucycles_say(probe, "CNTFRQ_EL0 is 0 (firmware did not set it); rate measured");
   return CPUCYCLES_FINDMULTIPLIER;
 }
 

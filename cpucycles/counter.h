@@ -1,16 +1,48 @@
-/* What every counter file includes.
+/* The contract between the wrapper and the counters.
  *
- * A counter defines three functions: ticks_setup() probes and returns one of
- * the classes below, ticks() reads, ticks_close() releases what setup took.
- * The build compiles cpucycles/amd64-tsc.c with -DCOUNTER=amd64_tsc, and the
- * macros below rename the three to cpucycles_amd64_tsc_setup, _ticks and
- * _close: those are the names in the generated table build/ARCH/counters.c,
- * and tests/integration/symbols.sh checks each object defines exactly them. */
+ * A counter file defines three functions: ticks_setup() probes and returns
+ * a class below, ticks() reads, ticks_close() releases what setup took.  The
+ * build compiles cpucycles/amd64-tsc.c with -DCOUNTER=amd64_tsc, and the
+ * macros below name the three cpucycles_amd64_tsc_setup, _ticks and _close:
+ * those are the names in the generated table build/ARCH/counters.c, and
+ * tests/integration/symbols.sh checks each object defines exactly them. */
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H
 
-#include "classes.h"
 #include "os.h"
+
+/* ticks_setup() results */
+#define CPUCYCLES_SKIP 0                 /* not usable here */
+#define CPUCYCLES_CYCLECOUNTER (-1)      /* hardware core-cycle counter, 64 bits */
+#define CPUCYCLES_MAYBECYCLECOUNTER (-2) /* perhaps off-core (TSC, rate unknown) */
+#define CPUCYCLES_FINDMULTIPLIER (-3)    /* off-core clock, rate to be measured */
+#define CPUCYCLES_EXTEND32 (-4)          /* core-cycle counter, only 32 bits */
+/* > 0: an off-core clock with that many ticks per second */
+
+/* What setup reports besides its class. */
+#define CPUCYCLES_WHY 160
+struct cpucycles_probe {
+  char why[CPUCYCLES_WHY]; /* plain words: why it skipped, or where its rate came from */
+  int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
+                    read under its crash guard.  Setup itself never runs an
+                    instruction that may fault. */
+  int per_thread; /* counts only the thread that ran setup (a perf event):
+                     a forked child selects again */
+};
+
+/* Sets probe->why, printf-style (cpucycles/probe.c). */
+void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
+
+/* One row of the counter table, generated from cpucycles/options in list
+   order with the counters that compiled for this host. */
+struct cpucycles_counter {
+  const char *name;
+  long long (*setup)(struct cpucycles_probe *);
+  long long (*ticks)(void);
+  void (*close)(void); /* idempotent: also called on a counter never set up */
+};
+extern const struct cpucycles_counter cpucycles_counters[];
+extern const int cpucycles_counter_count;
 
 #ifdef COUNTER
 #define COUNTER_PASTE(a, b, c) a##b##c
@@ -19,14 +51,9 @@
 #define ticks COUNTER_NAME(COUNTER, _ticks)
 #define ticks_close COUNTER_NAME(COUNTER, _close)
 
-long long ticks_setup(void);
+long long ticks_setup(struct cpucycles_probe *probe);
 long long ticks(void);
 void ticks_close(void);
 #endif
-
-/* A counter may say in plain words why setup skipped, or where its tick rate
-   came from; cpucycles-info prints it.  The text must outlive the call (a
-   string literal, or static storage). */
-void cpucycles_counter_says(const char *why);
 
 #endif

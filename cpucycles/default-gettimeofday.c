@@ -2,9 +2,9 @@
 #include <sys/time.h>
 #include "counter.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  cpucycles_counter_says("rate 10^6 per second: it counts microseconds");
+  cpucycles_say(probe, "rate 10^6 per second: it counts microseconds");
   return 1000000;
 }
 

@@ -3,14 +3,14 @@
 #include <mach/mach_time.h>
 #include "counter.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
   mach_timebase_info_data_t base;
   if (mach_timebase_info(&base) != 0 || !base.numer || !base.denom) {
-    cpucycles_counter_says("mach_timebase_info failed");
+    cpucycles_say(probe, "mach_timebase_info failed");
     return CPUCYCLES_SKIP;
   }
-  cpucycles_counter_says("rate from mach_timebase_info");
+  cpucycles_say(probe, "rate from mach_timebase_info");
   /* one tick is numer/denom nanoseconds */
   return 1000000000LL * base.denom / base.numer;
 }

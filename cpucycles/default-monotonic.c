@@ -7,9 +7,9 @@
 #include <time.h>
 #include "counter.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  cpucycles_counter_says("rate 10^9 per second: it counts nanoseconds");
+  cpucycles_say(probe, "rate 10^9 per second: it counts nanoseconds");
   return 1000000000;
 }
 

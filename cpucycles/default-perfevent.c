@@ -4,7 +4,6 @@
    Counts are used raw, not scaled by time_running/time_enabled: the event
    is alone and never multiplexed away for long, and scaling would turn an
    exact count into an estimate that can go backwards. */
-#include "counter.h"
 #include "perf.h"
 
 /* How long the setup test lets the event run (a busy loop, in steps). */
@@ -24,9 +23,9 @@ static int advances(int mode)
   return before >= 0 && after > before;
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  if (!cpucycles_perf_open_cycles(&perf, 0)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
@@ -34,10 +33,10 @@ long long ticks_setup(void)
   if (advances(0)) return CPUCYCLES_CYCLECOUNTER;
   toggle = 1;
   if (advances(1)) {
-    cpucycles_counter_says("plain read of the count does not advance; reading between disable and enable");
+    cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
     return CPUCYCLES_CYCLECOUNTER;
   }
-  cpucycles_counter_says("perf cycle count does not advance, even between disable and enable");
+  cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }

@@ -2,9 +2,9 @@
    merit; selection falls back to it only when nothing else works. */
 #include "counter.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  cpucycles_counter_says("last resort, used only when nothing else works");
+  cpucycles_say(probe, "last resort, used only when nothing else works");
   return CPUCYCLES_SKIP;
 }
 

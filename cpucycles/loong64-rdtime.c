@@ -20,17 +20,16 @@ long long ticks(void)
   return t;
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
   unsigned long long base = cpucfg(CPUCFG_CC_FREQ) & 0xffffffffULL;
   unsigned long long ratio = cpucfg(CPUCFG_CC_RATIO);
   unsigned long long mul = ratio & 0xffff, div = (ratio >> 16) & 0xffff;
-  ticks();
   if (base && mul && div) {
-    cpucycles_counter_says("rate from CPUCFG words 4 and 5");
+    cpucycles_say(probe, "rate from CPUCFG words 4 and 5");
     return (long long) (base * mul / div);
   }
-  cpucycles_counter_says("CPUCFG states no timer rate; rate measured");
+  cpucycles_say(probe, "CPUCFG states no timer rate; rate measured");
   return CPUCYCLES_FINDMULTIPLIER;
 }
 

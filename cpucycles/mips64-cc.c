@@ -1,10 +1,11 @@
 /* RDHWR $2, the MIPS cycle count register, times RDHWR $3, the number of
    core cycles per count.  CC is 32 bits; the product is taken modulo 2^32,
    which still wraps cleanly (2^32 times an integer scale is 0 modulo 2^32),
-   and selection extends it to 64 bits. */
+   and the wrapper extends it to 64 bits.  RDHWR traps where the kernel
+   does not enable these registers for user code. */
 #include "counter.h"
 
-static unsigned int scale;
+static unsigned int scale; /* read at the first ticks(), under the guard */
 
 static unsigned int hardware(int which)
 {
@@ -18,17 +19,13 @@ static unsigned int hardware(int which)
 
 long long ticks(void)
 {
+  if (!scale) scale = hardware(3); /* 0 stays 0: counts never move, dropped */
   return (unsigned int) (hardware(2) * scale);
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  scale = hardware(3);
-  if (!scale) {
-    cpucycles_counter_says("RDHWR $3 (cycles per count) is 0");
-    return CPUCYCLES_SKIP;
-  }
-  ticks();
+  probe->may_trap = 1;
   return CPUCYCLES_EXTEND32;
 }
 

@@ -1,9 +1,8 @@
 /* mftbu and mftb on 32-bit PowerPC: the time base in two halves.  The
    upper half is read before and after the lower one; when they differ the
    lower half carried in between, so we read again.  An off-core clock; its
-   rate comes from wrapper/timebase.c. */
-#include "counter.h"
-#include "timebase.h"
+   rate comes from ppc-timebase.h. */
+#include "ppc-timebase.h"
 
 long long ticks(void)
 {
@@ -16,10 +15,9 @@ long long ticks(void)
   return (long long) (((unsigned long long) hi << 32) | lo);
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  ticks();
-  return cpucycles_timebase_class();
+  return ppc_timebase_setup(probe);
 }
 
 void ticks_close(void)

@@ -1,7 +1,6 @@
 /* mftb on 64-bit PowerPC: the whole 64-bit time base in one read.  An
-   off-core clock; its rate comes from wrapper/timebase.c. */
-#include "counter.h"
-#include "timebase.h"
+   off-core clock; its rate comes from ppc-timebase.h. */
+#include "ppc-timebase.h"
 
 long long ticks(void)
 {
@@ -10,10 +9,9 @@ long long ticks(void)
   return t;
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  ticks();
-  return cpucycles_timebase_class();
+  return ppc_timebase_setup(probe);
 }
 
 void ticks_close(void)

@@ -1,6 +1,8 @@
 /* The RISC-V cycle CSR on RV32, read in two halves: high, low, high again,
    until the high half held still (the low half did not carry in between).
    Shared by riscv32-rdcycle and riscv32-perfrdcycle. */
+#include "counter.h"
+
 static inline long long riscv32_cycle(void)
 {
   unsigned int hi, lo, again;

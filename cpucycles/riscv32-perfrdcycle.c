@@ -1,14 +1,13 @@
 /* riscv32: as riscv64-perfrdcycle, with the 64-bit cycle counter read in
    two halves: high, low, high again, until the high half held still. */
-#include "counter.h"
 #include "riscv32-cycle.h"
 #include "perf.h"
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  if (!cpucycles_perf_user_counter(&perf, 0)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_user_counter(&perf, 0, probe)) return CPUCYCLES_SKIP;
   return CPUCYCLES_CYCLECOUNTER;
 }
 

@@ -1,5 +1,7 @@
 /* The RISC-V cycle CSR, 64 bits wide on RV64.  Shared by riscv64-rdcycle
    and riscv64-perfrdcycle. */
+#include "counter.h"
+
 static inline long long riscv64_cycle(void)
 {
   long long count;

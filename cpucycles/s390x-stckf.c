@@ -16,10 +16,9 @@ long long ticks(void)
   return (long long) (t ^ TOD_1972);
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  ticks();
-  cpucycles_counter_says("rate 4096 MHz, fixed by z/Architecture for the TOD clock");
+  cpucycles_say(probe, "rate 4096 MHz, fixed by z/Architecture for the TOD clock");
   return TOD_HZ;
 }
 

@@ -1,5 +1,5 @@
 /* rd %tick, the SPARC V9 TICK register: counts core cycles.  Linux leaves
-   it readable from user code (TICK.NPT clear). */
+   it readable from user code (TICK.NPT clear); other kernels may not. */
 #include "counter.h"
 
 long long ticks(void)
@@ -9,9 +9,9 @@ long long ticks(void)
   return t;
 }
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  ticks();
+  probe->may_trap = 1; /* TICK.NPT set: the read traps */
   return CPUCYCLES_CYCLECOUNTER;
 }
 

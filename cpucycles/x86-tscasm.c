@@ -1,10 +1,9 @@
 /* RDTSC through inline assembly on 32-bit x86: "=A" is the edx:eax pair. */
-#include "counter.h"
 #include "x86.h"
 
-long long ticks_setup(void)
+long long ticks_setup(struct cpucycles_probe *probe)
 {
-  return cpucycles_x86_tsc_class();
+  return cpucycles_x86_tsc_setup(probe);
 }
 
 long long ticks(void)

@@ -1,14 +1,16 @@
 /* The public entry points.  The first call of cpucycles(),
    cpucycles_persecond() or cpucycles_implementation() runs the selection
-   exactly once, even when many threads make it at the same moment; after
-   that cpucycles points straight at the chosen read function, so the
-   steady-state call costs what the counter costs and nothing more. */
+   exactly once, even when many threads make it at the same moment; then
+   cpucycles points straight at the chosen read function.  The once-only
+   logic also survives what a program may do meanwhile: a fork in another
+   thread, a pthread_cancel of the selecting thread, a signal handler that
+   calls in, and unloading (dlclose). */
 #define _POSIX_C_SOURCE 200809L
-#include <time.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include "cpucycles.h"
 #include "internal.h"
-#include "os.h"
 
 static long long first_call(void);
 
@@ -17,10 +19,9 @@ long long (*cpucycles)(void) = first_call;
 /* The ABI makes cpucycles a plain data pointer that callers load without
    synchronisation, so the one store of the chosen function races, in the
    C memory model, with a caller's load in another thread.  The race is
-   benign: the store is a single aligned pointer write (release), and a
-   caller that still sees first_call waits in once() with an acquire load.
-   ThreadSanitizer builds are told about exactly this one pointer, so that
-   every other access stays checked (tests/integration/tsan.sh). */
+   benign (one aligned pointer store, release; a caller that still sees
+   first_call waits with an acquire load), and ThreadSanitizer builds are
+   told about exactly this pointer (tests/integration/tsan.sh). */
 #if defined(__SANITIZE_THREAD__)
 #define CPUCYCLES_TSAN 1
 #elif defined(__has_feature)
@@ -40,36 +41,37 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 #define NOT_STARTED 0
 #define RUNNING 1
 #define DONE 2
+#define WAIT_FIRST_NS 1000  /* a waiter sleeps 1 microsecond, then ... */
+#define WAIT_MOST_NS 256000 /* ... twice as long each time, up to this */
 
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
-static CPUCYCLES_THREAD int running_here; /* this thread is inside once() */
-static int trace_wanted;
+static CPUCYCLES_THREAD int running_here; /* this thread runs a job of once() */
+static int trace_wanted, atfork_registered;
 static struct cpucycles_selection selection;
 
-/* Runs job exactly once per process; callers that lose the race wait for
-   the winner.  Returns 0 only to a caller re-entering from inside the job
-   on the same thread (a signal handler), which must not wait for itself. */
-#define WAIT_FIRST_NS 1000      /* a waiter sleeps 1 microsecond, then ... */
-#define WAIT_MOST_NS 256000     /* ... twice as long each time, up to this */
-
+/* Runs job exactly once per process; callers that lose the race sleep
+   until the winner is done (spinning would slow it on a busy machine).
+   The job runs with cancellation off, so a pthread_cancel cannot leave the
+   state RUNNING for ever; it takes effect at the caller's next
+   cancellation point.  Returns 0 only to a caller re-entering from inside
+   the job on the same thread (a signal handler), which must not wait for
+   itself. */
 static int once(int *state, void (*job)(void))
 {
-  int expected = NOT_STARTED;
+  int expected = NOT_STARTED, cancel;
   long wait_ns = WAIT_FIRST_NS;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
-  if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+  if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     running_here = 1;
     job();
     running_here = 0;
     __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
+    pthread_setcancelstate(cancel, &cancel);
     return 1;
   }
   if (running_here) return 0;
-  /* Wait asleep, not spinning: on a machine with fewer cores than waiting
-     threads, spinning waiters would slow the selection they wait for and
-     disturb its timing. */
   while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
     struct timespec pause;
     pause.tv_sec = 0;
@@ -80,24 +82,49 @@ static int once(int *state, void (*job)(void))
   return 1;
 }
 
-/* Writable, so it sits on the data page that loading already touched;
-   as a literal it would be the first call's only read of .rodata, a page
-   fault (over 10 microseconds in a virtual machine). */
-static char wanted_name[] = "CPUCYCLES_IMPLEMENTATION";
+static void close_all(void)
+{
+  int i;
+  for (i = 0; i < cpucycles_counter_count; ++i) cpucycles_counters[i].close();
+}
+
+/* In a child of fork only the forking thread lives on.  A selection that
+   another thread was running will never finish there: start afresh, with
+   the program's handlers back and the parent's half-opened counters
+   closed.  A chosen counter that follows one thread (a perf event) would
+   count the parent's thread: the child selects again on its next call.
+   Only async-signal-safe work here (close, munmap, sigaction). */
+static void child_after_fork(void)
+{
+  int s = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE);
+  if (running_here) return; /* forked by a handler inside our own job */
+  if (s == RUNNING || (s == DONE && selection.trace[selection.chosen].probe.per_thread)) {
+    cpucycles_guard_forget();
+    close_all();
+    __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELAXED);
+    __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELAXED);
+    __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
+  } else if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == RUNNING) {
+    __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
+  }
+}
+
+/* dlclose (and exit): give back the chosen counter's fds and mapping. */
+__attribute__((destructor)) static void unload(void)
+{
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == DONE) cpucycles_counters[selection.chosen].close();
+}
 
 static void select_job(void)
 {
   struct cpucycles_select_options options;
-  int count = 0;
   ABI_POINTER_RACE();
-  while (cpucycles_counters[count].name) ++count;
+  if (!atfork_registered) atfork_registered = !pthread_atfork(0, 0, child_after_fork);
   options.persecond = cpucycles_persecond_estimate;
-  options.wanted = cpucycles_os.getenv(wanted_name);
+  options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
   options.measure_all = trace_wanted;
-  cpucycles_select(cpucycles_counters, count, &options, &selection);
-  /* The release store publishes the chosen counter's state along with the
-     pointer.  A caller whose plain load still sees first_call comes here
-     and waits on the acquire load in once(). */
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &selection);
+  /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
 }
 
@@ -107,24 +134,19 @@ static long long first_call(void)
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
 }
 
-const struct cpucycles_selection *cpucycles_selection(void)
-{
-  once(&selection_state, select_job);
-  return &selection;
-}
-
 /* Selection asks for persecond only when a counter needs scaling; if it
    did not, the estimate is made on the first cpucycles_persecond(). */
 static void persecond_job(void)
 {
-  if (!selection.persecond)
-    selection.persecond = cpucycles_persecond_estimate(&selection.persecond_source);
+  if (!selection.persecond) selection.persecond = cpucycles_persecond_estimate(&selection.persecond_source);
 }
 
 long long cpucycles_persecond(void)
 {
-  if (!once(&selection_state, select_job)) return 0;
-  if (!once(&persecond_state, persecond_job)) return 0;
+  const char *source;
+  /* re-entered from a handler inside the first call: estimate afresh */
+  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job))
+    return cpucycles_persecond_estimate(&source);
   return selection.persecond;
 }
 
@@ -134,17 +156,39 @@ const char *cpucycles_implementation(void)
   return cpucycles_counters[selection.chosen].name;
 }
 
+const char *cpucycles_version(void)
+{
+  return "20261202";
+}
+
+/* The trace (format in doc/api.md): the reference's tracesetup lines, then
+   our lines on where persecond came from and what became of each counter. */
 void cpucycles_tracesetup(void)
 {
+  const struct cpucycles_selection *s = &selection;
   int i;
-  /* Called before the first call, the trace measures every counter;
-     afterwards it shows what the (shorter) selection measured. */
+  /* called before the first call, the trace measures every counter */
   if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) trace_wanted = 1;
-  if (!once(&selection_state, select_job)) return;
-  for (i = 0; i < selection.count; ++i) {
-    const struct cpucycles_trace *t = &selection.trace[i];
-    double scaling = t->scaling ? t->scaling : t->precision ? 1 : 0;
-    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i,
-           cpucycles_counters[i].name, t->precision, scaling, t->only32);
+  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job)) return;
+  for (i = 0; i < s->count; ++i)
+    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, cpucycles_counters[i].name,
+           s->trace[i].precision, s->trace[i].precision ? s->trace[i].scaling : 0.0, s->trace[i].only32);
+  printf("cpucycles persecond-source %s\n", s->persecond_source);
+  if (s->wanted)
+    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=%s %s%s\n", s->wanted,
+           s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+  for (i = 0; i < s->count; ++i) {
+    const struct cpucycles_trace *t = &s->trace[i];
+    printf("cpucycles counter %s ", cpucycles_counters[i].name);
+    if (i == s->chosen && t->precision)
+      printf("chosen: precision %lld", t->precision);
+    else if (i == s->chosen)
+      printf("chosen as the last resort: nothing else worked");
+    else if (t->precision)
+      printf("not chosen: precision %lld, %s has %lld", t->precision, cpucycles_counters[s->chosen].name,
+             s->trace[s->chosen].precision);
+    else
+      printf("dropped: %s", t->fail ? t->fail : "unknown");
+    printf("%s%s\n", t->probe.why[0] ? "; " : "", t->probe.why);
   }
 }

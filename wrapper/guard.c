@@ -1,67 +1,179 @@
-/* The crash guard: runs a probe so that SIGILL, SIGFPE, SIGBUS, SIGSEGV or
-   SIGABRT in it becomes a return value instead of a dead process.
-   Handlers are installed once around the whole selection and the caller's
-   own handlers are put back exactly afterwards. */
-#define _POSIX_C_SOURCE 200809L
+/* The crash guard, and the read functions cpucycles() may point at.
+ *
+ * The guard runs one read of a counter that may trap (a PMU register user
+ * code may not be allowed to read) so that SIGILL, SIGFPE, SIGBUS, SIGSEGV
+ * or SIGABRT in it becomes a return value.  It borrows process state only
+ * for that read, and gives back exactly what it took:
+ * - the handlers are installed just around the read; a handler someone
+ *   else installed meanwhile is kept, never overwritten;
+ * - a signal that is not this thread's probe faulting (another thread's
+ *   fault, a kill from outside) goes to the program's own handler with its
+ *   own siginfo, or gets the default action;
+ * - the guarded signals are unblocked for the read (a fault while blocked
+ *   would kill the process) and the caller's mask is put back. */
+#define _XOPEN_SOURCE 700 /* SA_ONSTACK */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 #include "internal.h"
 
 #define GUARDED 5
-/* Each guarded signal with the caller's handler for it. */
-static struct { int sig; struct sigaction old; } saved[GUARDED];
-static sigjmp_buf escape;
-/* Only the selecting thread's probes are ours to catch. */
-static CPUCYCLES_THREAD volatile sig_atomic_t armed;
+static const int guarded[GUARDED] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
 
-static void handler(int sig)
+/* The program's handlers.  Kept after the guard is down: a handler
+   installed meanwhile may have saved ours and still chain to it. */
+static struct sigaction previous[GUARDED];
+static volatile int up; /* handlers installed (a child of fork must know) */
+static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's probe */
+static CPUCYCLES_THREAD volatile sig_atomic_t caught;
+
+static void handler(int sig, siginfo_t *info, void *context)
 {
-  unsigned int i;
-  if (armed) {
-    armed = 0;
-    siglongjmp(escape, sig);
+  const struct sigaction *old = &previous[0];
+  int i;
+  /* ours: a fault (si_code > 0: sent by the kernel) of this thread's probe,
+     or the probe's own abort() */
+  if (escape && (info->si_code > 0 || (sig == SIGABRT && info->si_pid == getpid()))) {
+    caught = sig;
+    siglongjmp(*escape, 1);
   }
-  /* Not our probe (another thread crashed meanwhile): give the signal to
-     whatever the program had installed. */
   for (i = 0; i < GUARDED; ++i)
-    if (saved[i].sig == sig) sigaction(sig, &saved[i].old, 0);
-  raise(sig);
+    if (guarded[i] == sig) old = &previous[i];
+  if (old->sa_flags & SA_SIGINFO) {
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, &old->sa_mask, &mask);
+    old->sa_sigaction(sig, info, context);
+    pthread_sigmask(SIG_SETMASK, &mask, 0);
+  } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+    old->sa_handler(sig);
+  } else if (old->sa_handler == SIG_DFL || info->si_code > 0) {
+    /* the default action (the kernel gives a fault that even when the
+       program ignores it): with the default back, a fault happens again
+       when we return, and a sent signal is sent again */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, 0);
+    if (info->si_code <= 0) raise(sig);
+  }
 }
 
-void cpucycles_guard_install(void)
+static int is_ours(const struct sigaction *a)
 {
-  struct sigaction ours;
-  unsigned int i;
+  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler;
+}
+
+static void install(void)
+{
+  struct sigaction ours, old;
+  int i;
   memset(&ours, 0, sizeof ours);
-  ours.sa_handler = handler;
+  ours.sa_sigaction = handler;
+  ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&ours.sa_mask);
-  /* SA_NODEFER: the signal stays unblocked after we jump out of the
-     handler, so sigsetjmp need not save the mask (no syscall per probe). */
-  ours.sa_flags = SA_NODEFER;
-  /* Stored one by one, not copied from a table: a table of constants
-     would be the first call's only read of .rodata, one more page fault
-     (doc/selection.md, "First-call time"). */
-  saved[0].sig = SIGILL;
-  saved[1].sig = SIGFPE;
-  saved[2].sig = SIGBUS;
-  saved[3].sig = SIGSEGV;
-  saved[4].sig = SIGABRT;
-  for (i = 0; i < GUARDED; ++i) sigaction(saved[i].sig, &ours, &saved[i].old);
+  for (i = 0; i < GUARDED; ++i) {
+    sigaction(guarded[i], &ours, &old);
+    if (!is_ours(&old)) previous[i] = old;
+  }
+  up = 1;
 }
 
-void cpucycles_guard_restore(void)
+static void uninstall(void)
 {
-  unsigned int i;
-  for (i = 0; i < GUARDED; ++i) sigaction(saved[i].sig, &saved[i].old, 0);
+  struct sigaction now;
+  int i;
+  for (i = 0; i < GUARDED; ++i) {
+    sigaction(guarded[i], &previous[i], &now);
+    /* someone installed a handler meanwhile: theirs stays */
+    if (!is_ours(&now)) sigaction(guarded[i], &now, 0);
+  }
+  up = 0;
 }
 
-int cpucycles_guard_run(void (*probe)(void *), void *arg)
+int cpucycles_guard_read(long long (*ticks)(void))
 {
-  int sig = sigsetjmp(escape, 0);
-  if (sig) return sig;
-  armed = 1;
-  probe(arg);
-  armed = 0;
-  return 0;
+  sigjmp_buf here;
+  sigset_t unblock, mask;
+  int i;
+
+  sigemptyset(&unblock);
+  for (i = 0; i < GUARDED; ++i) sigaddset(&unblock, guarded[i]);
+  install();
+  pthread_sigmask(SIG_UNBLOCK, &unblock, &mask);
+  if (!sigsetjmp(here, 0)) {
+    caught = 0;
+    escape = &here;
+    ticks();
+  }
+  escape = 0;
+  pthread_sigmask(SIG_SETMASK, &mask, 0);
+  uninstall();
+  return caught;
+}
+
+void cpucycles_guard_forget(void)
+{
+  if (up) uninstall();
+}
+
+/* A scaled off-core clock: ticks times scaling, as an offset from the ticks
+   seen at selection, so that the double product stays exact for the life
+   of the process.  base_out is base_in times scaling, so that two processes
+   still get comparable counts. */
+static long long (*raw)(void);
+static double scale;
+static long long base_in, base_out;
+
+long long cpucycles_read_scaled(void)
+{
+  return base_out + (long long) ((double) (raw() - base_in) * scale);
+}
+
+/* A 32-bit counter extended to 64 bits: the clock says how many ticks
+   should have passed since this thread's previous read, which says how
+   many times the low 32 bits wrapped.  Right while the persecond estimate
+   is off by less than half a wrap period per read interval. */
+#define WRAP 4294967296.0
+
+static double ticks_per_ns;
+static long long start_value, start_ns;
+static CPUCYCLES_THREAD long long last_value, last_ns;
+static CPUCYCLES_THREAD int last_set;
+
+long long cpucycles_read_extended(void)
+{
+  unsigned long long low = (unsigned long long) raw() & 0xffffffffULL;
+  long long now = cpucycles_os_nanoseconds();
+  long long value = last_set ? last_value : start_value;
+  long long then = last_set ? last_ns : start_ns;
+  long long moved = (long long) ((low - (unsigned long long) value) & 0xffffffffULL);
+  double wraps = ((double) (now - then) * ticks_per_ns - (double) moved) / WRAP + 0.5;
+
+  value += moved + (wraps < 1 ? 0 : (long long) wraps) * 4294967296LL;
+  last_value = value;
+  last_ns = now;
+  last_set = 1;
+  return value;
+}
+
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
+                               long long persecond))(void)
+{
+  raw = ticks;
+  scale = scaling;
+  if (only32) {
+    ticks_per_ns = (double) persecond / 1e9;
+    start_value = (long long) ((unsigned long long) raw() & 0xffffffffULL);
+    start_ns = cpucycles_os_nanoseconds();
+    last_set = 0;
+    return cpucycles_read_extended;
+  }
+  if (scaling != 1) {
+    base_in = raw();
+    base_out = (long long) ((double) base_in * scaling);
+    return cpucycles_read_scaled;
+  }
+  return ticks;
 }

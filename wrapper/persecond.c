@@ -1,10 +1,9 @@
 /* Where cpucycles_persecond() comes from (SPEC 3 step 1): the first source
-   that yields a sane value wins.  No source runs another program. */
-#include "cpucycles-config.h"
-#include "cpuinfo.h"
-#include "decimal.h"
+   that yields a sane value wins.  Numbers are parsed exactly, as integers.
+   Nothing here writes shared state or allocates, so a signal handler may
+   call it (the re-entered first call does); no source runs a program. */
+#include <string.h>
 #include "internal.h"
-#include "os.h"
 
 #ifdef CPUCYCLES_HAVE_SYSCTLBYNAME
 #include <sys/types.h>
@@ -12,73 +11,114 @@
 #endif
 
 #define PERSECOND_DEFAULT 2399987654LL
-#define PERSECOND_MIN 1000000LL            /* below 1 MHz: not a real CPU clock */
-#define PERSECOND_MAX 1000000000000LL      /* above 1 THz: garbage */
+#define PERSECOND_MIN 1000000LL       /* below 1 MHz: not a real CPU clock */
+#define PERSECOND_MAX 1000000000000LL /* above 1 THz: garbage */
+#define DECIMAL_LIMIT 100000000000000000LL /* 10^17: one more digit still fits */
+#define CPUINFO_BYTES 8192 /* the first CPU's lines; on the stack */
 
-int cpucycles_persecond_sane(long long hz)
+static int sane(long long hz)
 {
   return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX;
 }
 
-static int blank(char c)
+static int digit(char c)
 {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+  return c >= '0' && c <= '9';
 }
 
-/* Whole text is one number (times 10^exp10), surrounded by white space. */
-static long long parse_whole(const char *text, int exp10)
+static int hexdigit(char c)
+{
+  if (digit(c)) return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* "DIGITS[.DIGITS]" (no sign, no exponent) at s, times 10^exp10, rounded
+   half up, into *out; or with exp10 < 0, hexadecimal digits (optional 0x)
+   as they are.  Returns the first character after the number, or 0 if
+   there is no digit or the value passes 10^18. */
+static const char *number(const char *s, int exp10, long long *out)
+{
+  long long v = 0;
+  int digits = 0, base = exp10 < 0 ? 16 : 10;
+
+  if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexdigit(s[2]) >= 0) s += 2;
+  for (; (base == 16 ? hexdigit(*s) >= 0 : digit(*s)); ++s, ++digits) {
+    if (v >= DECIMAL_LIMIT / base) return 0;
+    v = v * base + hexdigit(*s);
+  }
+  if (base == 10 && *s == '.') {
+    for (++s; exp10 > 0 && digit(*s); --exp10, ++s, ++digits) {
+      if (v >= DECIMAL_LIMIT) return 0;
+      v = v * 10 + (*s - '0');
+    }
+    if (exp10 == 0 && digit(*s) && *s++ >= '5') ++v;
+    while (digit(*s)) ++s;
+  }
+  if (!digits) return 0;
+  for (; exp10 > 0; --exp10) {
+    if (v >= DECIMAL_LIMIT) return 0;
+    v *= 10;
+  }
+  *out = v;
+  return s;
+}
+
+static const char *blanks(const char *s)
+{
+  while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
+  return s;
+}
+
+/* Text that is one number (times 10^exp10) with white space around. */
+static long long whole(const char *text, int exp10)
 {
   long long hz;
-  while (blank(*text)) ++text;
-  text = cpucycles_decimal(text, exp10, &hz);
+  while (*text == '\n' || *text == ' ' || *text == '\t' || *text == '\r') ++text;
+  text = number(text, exp10, &hz);
   if (!text) return 0;
-  while (blank(*text)) ++text;
-  if (*text) return 0;
-  return cpucycles_persecond_sane(hz) ? hz : 0;
+  while (*text == '\n' || *text == ' ' || *text == '\t' || *text == '\r') ++text;
+  return !*text && sane(hz) ? hz : 0;
 }
 
-long long cpucycles_persecond_from_file(const char *path, int exp10)
+static long long from_file(const char *path, int exp10)
 {
-  char buf[128];
-  if (cpucycles_os.read_text(path, buf, sizeof buf) <= 0) return 0;
-  return parse_whole(buf, exp10);
+  char text[128];
+  return cpucycles_os_read_text(path, text, sizeof text) > 0 ? whole(text, exp10) : 0;
 }
 
-/* /proc/cpuinfo lines "KEY<spaces>: VALUE".  Keys seen on Linux:
-   x86 "cpu MHz", LoongArch "CPU MHz", s390x "cpu MHz static",
-   PowerPC "clock" (value ends in MHz), SPARC "Cpu0ClkTck" (hex Hz). */
-static const struct {
-  const char *key;
-  int exp10; /* -1: hexadecimal Hz */
-} cpuinfo_keys[] = {
-  { "cpu MHz", 6 },
-  { "CPU MHz", 6 },
-  { "cpu MHz static", 6 },
-  { "clock", 6 },
-  { "Cpu0ClkTck", -1 },
-};
-
+/* /proc/cpuinfo lines "KEY<blanks>: VALUE".  Keys seen on Linux: x86
+   "cpu MHz", LoongArch "CPU MHz", s390x "cpu MHz static", PowerPC "clock"
+   (value ends in MHz), SPARC "Cpu0ClkTck" (hexadecimal Hz). */
 static long long cpuinfo_line(const char *line)
 {
+  static const struct { const char *key; int exp10; } keys[] = {
+    { "cpu MHz", 6 }, { "CPU MHz", 6 }, { "cpu MHz static", 6 }, { "clock", 6 }, { "Cpu0ClkTck", -1 },
+  };
   unsigned int i;
-  for (i = 0; i < sizeof cpuinfo_keys / sizeof cpuinfo_keys[0]; ++i) {
-    const char *s = cpucycles_cpuinfo_value(line, cpuinfo_keys[i].key);
+  for (i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
+    size_t n = strlen(keys[i].key);
+    const char *s = line + n;
     long long hz;
+    if (strncmp(line, keys[i].key, n)) continue;
+    s = blanks(s);
+    if (*s != ':') continue;
+    s = number(blanks(s + 1), keys[i].exp10, &hz);
     if (!s) continue;
-    if (cpuinfo_keys[i].exp10 < 0)
-      s = cpucycles_hex(s, &hz);
-    else
-      s = cpucycles_decimal(s, cpuinfo_keys[i].exp10, &hz);
-    if (!s || !cpucycles_cpuinfo_ends(s, "MHz")) continue;
-    if (cpucycles_persecond_sane(hz)) return hz;
+    s = blanks(s);
+    if (!strncmp(s, "MHz", 3)) s = blanks(s + 3);
+    if ((!*s || *s == '\n') && sane(hz)) return hz;
   }
   return 0;
 }
 
-long long cpucycles_persecond_from_cpuinfo(const char *text)
+static long long from_cpuinfo(void)
 {
+  char text[CPUINFO_BYTES];
   const char *line;
-  for (line = text; line; line = cpucycles_cpuinfo_next(line)) {
+  if (cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text) <= 0) return 0;
+  for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
     long long hz = cpuinfo_line(line);
     if (hz) return hz;
   }
@@ -102,8 +142,7 @@ static long long from_sysctl(void)
     if (sysctlbyname(names[i].name, &value, &size, 0, 0) != 0) continue;
     hz = size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64;
     if (hz <= 0 || hz > PERSECOND_MAX / names[i].unit) continue;
-    hz *= names[i].unit;
-    if (cpucycles_persecond_sane(hz)) return hz;
+    if (sane(hz * names[i].unit)) return hz * names[i].unit;
   }
 #endif
   return 0;
@@ -111,18 +150,18 @@ static long long from_sysctl(void)
 
 static long long from_env(void)
 {
-  const char *text = cpucycles_os.getenv("cpucyclespersecond");
-  return text ? parse_whole(text, 0) : 0;
+  const char *text = cpucycles_os_getenv("cpucyclespersecond");
+  return text ? whole(text, 0) : 0;
 }
 
 long long cpucycles_persecond_estimate(const char **source)
 {
   long long hz;
-  if ((hz = cpucycles_persecond_from_file("/etc/cpucyclespersecond", 0))) {
+  if ((hz = from_file("/etc/cpucyclespersecond", 0))) {
     *source = "file /etc/cpucyclespersecond";
-  } else if ((hz = cpucycles_persecond_from_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 3))) {
+  } else if ((hz = from_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 3))) {
     *source = "sysfs cpufreq cpuinfo_max_freq";
-  } else if ((hz = cpucycles_persecond_from_cpuinfo(cpucycles_cpuinfo()))) {
+  } else if ((hz = from_cpuinfo())) {
     *source = "cpuinfo /proc/cpuinfo";
   } else if ((hz = from_sysctl())) {
     *source = "sysctl";

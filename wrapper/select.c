@@ -1,19 +1,37 @@
-/* The selection rule (SPEC 3), in one place, top to bottom.
-   doc/selection.md says the same in prose. */
+/* The selection rule (SPEC 3), in one place, top to bottom:
+   cpucycles_select() at the end walks the list; set_up() runs a counter's
+   probe, measure() scales it and tests its precision, consider() keeps the
+   best.  doc/selection.md says the same in prose. */
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
-#include "os.h"
 
-#define PENALTY_CYCLECOUNTER 0   /* RDPMC, PMCCNTR, RDCYCLE, RDTICK, perf */
-#define PENALTY_EXTEND32 300     /* core cycles, but 32 bits extended by us */
-#define PENALTY_OFFCORE 1000     /* any other clock, scaled or not */
-#define ORDER_BUMP 10            /* per working counter earlier in the list */
+#define PENALTY_CYCLECOUNTER 0 /* RDPMC, PMCCNTR, RDCYCLE, RDTICK, perf */
+#define PENALTY_EXTEND32 300   /* core cycles, but 32 bits extended by us */
+#define PENALTY_OFFCORE 1000   /* any other clock, scaled or not */
+#define ORDER_BUMP 10          /* per working counter earlier in the list */
+#define SMALLEST_STEP 1        /* no counter can do better than this */
+
 #define PRECISION_CALLS 1000
 #define PRECISION_TRIES 10
-#define PRECISION_BUDGET_NS 5000000LL /* one counter's retries stop after 5 ms */
-#define RETRY_BUDGET_NS 20000000LL    /* all retries stop 20 ms after the first */
-#define SMALLEST_STEP 1          /* no counter can do better than this */
+#define PRECISION_CHUNK 125            /* reads kept at a time (1 KB of stack) */
+#define PRECISION_BUDGET_NS 5000000LL  /* one counter's retries stop after 5 ms */
+#define RETRY_BUDGET_NS 20000000LL     /* all retries stop 20 ms after the first */
+
+#define MULTIPLIER_ESTIMATES 3
+#define MULTIPLIER_WINDOW_NS 1000000LL /* 1 ms per estimate */
+#define MULTIPLIER_SLOP 0.2
+#define MULTIPLIER_MAXDENOMINATOR 1024
+#define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
+#define ENDPOINT_TRIES 8       /* ... a few times */
+
+/* The smallest steps seen, each with how often.  A step seen once or
+   twice is not trusted: in a guest an occasional read lands one tick
+   after the previous one (about one read in 70000 here), and such an
+   outlier would decide between two counters that read the same
+   instruction (amd64-tsc and amd64-tscasm) at random. */
+#define STEPS_KEPT 4
+#define STEP_SEEN_LEAST 3
 
 /* When a run of retries began: one per counter, one for the selection. */
 struct retry_clock {
@@ -21,119 +39,113 @@ struct retry_clock {
   long long began;
 };
 
-/* What one candidate's probes share with the guard. */
+/* One candidate while the list is walked. */
 struct candidate {
-  const struct cpucycles_counter *counter;
-  long long setup;
-  long long persecond;
+  long long penalty;
   double scaling;
   int only32;
-  long long penalty;
+  int open; /* set up and not yet closed */
   long long (*read)(void);
-  long long step; /* smallest nonzero step, 0 if the counter failed */
-  const char *fail;
-  int open;       /* set up and not yet closed */
-  struct retry_clock *retries; /* the walk's: the selection's retries */
 };
 
-/* Everything selection keeps while it walks the list. */
 struct walk {
   const struct cpucycles_counter *table;
   const struct cpucycles_select_options *options;
   struct cpucycles_selection *out;
   struct candidate c[CPUCYCLES_MAXCOUNTERS];
-  int working;          /* counters so far that passed the precision test */
-  int pending[CPUCYCLES_MAXCOUNTERS]; /* set up but not yet measured */
+  int working; /* counters so far that passed the precision test */
+  int pending[CPUCYCLES_MAXCOUNTERS]; /* set up, not measured: cannot win */
   int npending;
   struct retry_clock retries;
 };
 
-static const char *counter_words;
-
-void cpucycles_counter_says(const char *why)
+static long long persecond(struct walk *w)
 {
-  counter_words = why;
+  struct cpucycles_selection *out = w->out;
+  if (!out->persecond) out->persecond = w->options->persecond(&out->persecond_source);
+  return out->persecond;
 }
 
-static void probe_setup(void *arg)
+static const char *signal_words(int sig)
 {
-  struct candidate *c = arg;
-  c->setup = c->counter->setup();
-}
-
-static void probe_multiplier(void *arg)
-{
-  struct candidate *c = arg;
-  c->scaling = cpucycles_find_multiplier(c->counter->ticks, c->persecond);
-}
-
-static void probe_close(void *arg)
-{
-  struct candidate *c = arg;
-  c->counter->close();
-}
-
-/* The smallest steps seen, each with how often it was seen.  A step seen
-   once or twice is not trusted: in a guest an occasional read lands one
-   tick after the previous one (the hypervisor adjusting the clock; here
-   about one read in 70000, and two in the same 1000 reads about once in
-   2000 processes), and such outliers would otherwise decide between two
-   counters that read the same instruction (amd64-tsc and amd64-tscasm) at
-   random. */
-#define STEPS_KEPT 4
-#define STEP_SEEN_LEAST 3
-
-struct steps {
-  long long step[STEPS_KEPT]; /* ascending; 0 = unused */
-  int seen[STEPS_KEPT];
-};
-
-static inline void steps_add(struct steps *s, long long step)
-{
-  int i, seen = 1;
-  /* the usual case first: the counter's own step, seen before */
-  if (step == s->step[0]) { ++s->seen[0]; return; }
-  if (step == s->step[1]) { ++s->seen[1]; return; }
-  for (i = 0; i < STEPS_KEPT; ++i) {
-    if (s->step[i] == step) { ++s->seen[i]; return; }
-    if (s->step[i] == 0 || step < s->step[i]) break;
+  switch (sig) {
+    case SIGILL: return "SIGILL";
+    case SIGFPE: return "SIGFPE";
+    case SIGBUS: return "SIGBUS";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
   }
-  /* insert at i, each larger step moving up one place (the largest falls
-     off); carried along rather than shifted, which the compiler would turn
-     into a call of memmove, a libc page a fresh process may not have read */
-  for (; i < STEPS_KEPT; ++i) {
-    long long up = s->step[i];
-    int up_seen = s->seen[i];
-    s->step[i] = step;
-    s->seen[i] = seen;
-    step = up;
-    seen = up_seen;
-    if (!step) break;
-  }
+  return "a signal";
 }
 
-/* the smallest step seen STEP_SEEN_LEAST times; else the smallest seen */
-static long long steps_smallest(const struct steps *s)
+static void drop(struct walk *w, int i, const char *why)
 {
-  int i;
-  for (i = 0; i < STEPS_KEPT && s->step[i]; ++i)
-    if (s->seen[i] >= STEP_SEEN_LEAST) return s->step[i];
-  return s->step[0];
+  w->out->trace[i].fail = why;
+  w->out->trace[i].precision = 0;
+  w->table[i].close();
+  w->c[i].open = 0;
 }
 
-/* PRECISION_CALLS reads must never decrease and must increase at least
-   once; a counter gets PRECISION_TRIES chances.  The reads are kept
-   PRECISION_CHUNK at a time: a 1 KB buffer stays in stack pages already in
-   use, where 8 KB would cost page faults (over 10 microseconds each in a
-   virtual machine).  The step from one chunk to the next includes our
-   arithmetic, so it counts for the order check, not as a step. */
-#define PRECISION_CHUNK 125
+/* FINDMULTIPLIER: the clock timed against the monotonic clock; persecond
+   over its rate must be close to n/d for a small power-of-two d, the same
+   in every estimate.  Returns the scaling, or 0 if none fits. */
+static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
+{
+  long long before = 0;
+  int try;
+  /* a preemption between the clock reads shows as a wide bracket */
+  for (try = 0; try < ENDPOINT_TRIES; ++try) {
+    before = cpucycles_os_nanoseconds();
+    *value = ticks();
+    *ns = cpucycles_os_nanoseconds();
+    if (*ns - before <= ENDPOINT_SLACK_NS) break;
+  }
+  *ns -= (*ns - before) / 2;
+}
 
-/* The budgets bound the first call on a machine with slow, bad counters
-   (10 tries of a 2-microsecond system call would be 20 ms per counter).
-   The clock is read only for a retry: most counters pass their first try,
-   and a process's first clock_gettime costs page faults (30 microseconds
-   here).  Returns 0 when the budgets allow no more tries. */
+static double find_multiplier(long long (*ticks)(void), long long hz)
+{
+  double ratio[MULTIPLIER_ESTIMATES];
+  int i, d;
+  for (i = 0; i < MULTIPLIER_ESTIMATES; ++i) {
+    long long t0, r0, r1, t1;
+    endpoint(ticks, &r0, &t0);
+    do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < MULTIPLIER_WINDOW_NS);
+    endpoint(ticks, &r1, &t1);
+    if (r1 <= r0) return 0;
+    ratio[i] = (double) hz * (double) (t1 - t0) / 1e9 / (double) (r1 - r0);
+  }
+  for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
+    double n = (double) (long long) (ratio[0] * d + 0.5);
+    int fits = n >= 1;
+    for (i = 0; fits && i < MULTIPLIER_ESTIMATES; ++i)
+      fits = ratio[i] * d - n >= -MULTIPLIER_SLOP && ratio[i] * d - n <= MULTIPLIER_SLOP;
+    if (fits) return n / d;
+  }
+  return 0;
+}
+
+/* Precision: PRECISION_CALLS reads must never decrease and must increase
+   at least once; PRECISION_TRIES chances within the retry budgets.  Returns
+   the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
+   with *fail. */
+static void add_step(long long step[], int seen[], long long s)
+{
+  int i, j;
+  for (i = 0; i < STEPS_KEPT && step[i] && step[i] < s; ++i) continue;
+  if (i == STEPS_KEPT) return;
+  if (step[i] == s) {
+    ++seen[i];
+    return;
+  }
+  for (j = STEPS_KEPT - 1; j > i; --j) {
+    step[j] = step[j - 1];
+    seen[j] = seen[j - 1];
+  }
+  step[i] = s;
+  seen[i] = 1;
+}
+
 static long long since(struct retry_clock *k, long long now)
 {
   if (!k->started) {
@@ -143,154 +155,104 @@ static long long since(struct retry_clock *k, long long now)
   return now - k->began;
 }
 
-static int may_retry(struct candidate *c, struct retry_clock *own)
+static long long precision(long long (*read)(void), struct retry_clock *all, const char **fail)
 {
-  long long now = cpucycles_os.nanoseconds();
-  return since(own, now) <= PRECISION_BUDGET_NS && since(c->retries, now) <= RETRY_BUDGET_NS;
-}
-
-static void probe_precision(void *arg)
-{
-  struct candidate *c = arg;
   long long v[PRECISION_CHUNK];
-  struct retry_clock own = { 0, 0 }; /* this counter's retries */
+  struct retry_clock own = { 0, 0 };
   int try, i, k;
 
-  c->step = 0;
   for (try = 0; try < PRECISION_TRIES; ++try) {
-    struct steps steps;
-    long long last = 0;
-    int decreased = 0;
-    if (try && !may_retry(c, &own)) return;
-    memset(&steps, 0, sizeof steps);
+    long long step[STEPS_KEPT] = { 0 }, last = 0;
+    int seen[STEPS_KEPT] = { 0 }, decreased = 0;
+    if (try) {
+      /* the clock is read only for a retry: most counters pass at once */
+      long long now = cpucycles_os_nanoseconds();
+      if (since(&own, now) > PRECISION_BUDGET_NS || since(all, now) > RETRY_BUDGET_NS) break;
+    }
     for (k = 0; k < PRECISION_CALLS; k += PRECISION_CHUNK) {
-      for (i = 0; i < PRECISION_CHUNK; ++i) v[i] = c->read();
+      for (i = 0; i < PRECISION_CHUNK; ++i) v[i] = read();
+      /* the step across chunks includes our loop: order only */
       if (k && v[0] < last) decreased = 1;
       for (i = 1; i < PRECISION_CHUNK; ++i) {
-        long long step = v[i] - v[i - 1];
-        if (step < 0) decreased = 1;
-        if (step > 0) steps_add(&steps, step);
+        if (v[i] < v[i - 1]) decreased = 1;
+        if (v[i] > v[i - 1]) add_step(step, seen, v[i] - v[i - 1]);
       }
       last = v[PRECISION_CHUNK - 1];
     }
-    if (decreased) {
-      c->fail = "went backwards in every try";
-    } else if (!steps.step[0]) {
-      c->fail = "never moved in every try";
-    } else {
-      c->step = steps_smallest(&steps);
-      c->fail = 0;
-      return;
+    *fail = decreased ? "went backwards in every try" : "never moved in every try";
+    if (!decreased && step[0]) {
+      for (i = 0; i < STEPS_KEPT && step[i]; ++i)
+        if (seen[i] >= STEP_SEEN_LEAST) return step[i];
+      return step[0];
     }
   }
+  return 0;
 }
 
-static const char *signal_words(int sig)
-{
-  if (sig == SIGILL) return "SIGILL";
-  if (sig == SIGFPE) return "SIGFPE";
-  if (sig == SIGBUS) return "SIGBUS";
-  if (sig == SIGSEGV) return "SIGSEGV";
-  if (sig == SIGABRT) return "SIGABRT";
-  return "a signal";
-}
-
-static long long persecond(struct walk *w)
-{
-  struct cpucycles_selection *out = w->out;
-  if (!out->persecond)
-    out->persecond = w->options->persecond(&out->persecond_source);
-  return out->persecond;
-}
-
-static void drop(struct walk *w, int i, int sig, const char *why)
-{
-  w->out->trace[i].crash = sig;
-  w->out->trace[i].fail = sig ? signal_words(sig) : why;
-  w->out->trace[i].precision = 0;
-  cpucycles_guard_run(probe_close, &w->c[i]);
-  w->c[i].open = 0;
-}
-
-/* Steps 1 and 2: the counter's own probe, then its class.
-   Returns 1 if the counter is still in the running. */
+/* Steps 1 and 2: the counter's own probe, a guarded first read if it may
+   trap, then its class.  Returns 1 if the counter is still in the running. */
 static int set_up(struct walk *w, int i)
 {
+  const struct cpucycles_counter *counter = &w->table[i];
   struct candidate *c = &w->c[i];
   struct cpucycles_trace *t = &w->out->trace[i];
-  int sig;
+  long long setup;
 
   memset(c, 0, sizeof *c);
   memset(t, 0, sizeof *t); /* a wanted counter that failed is set up again */
-  c->counter = &w->table[i];
-  c->retries = &w->retries;
-  counter_words = 0;
-  sig = cpucycles_guard_run(probe_setup, c);
-  t->says = counter_words;
+  setup = t->setup = counter->setup(&t->probe);
   c->open = 1; /* even a skip may have half-opened something */
-  if (sig) {
-    drop(w, i, sig, 0);
-    return 0;
-  }
-  t->setup = c->setup;
-  if (c->setup == CPUCYCLES_SKIP) {
+  if (setup == CPUCYCLES_SKIP) {
     t->fail = "setup skipped";
     return 0;
   }
-  if (c->setup == CPUCYCLES_CYCLECOUNTER) {
+  if (t->probe.may_trap && (t->crash = cpucycles_guard_read(counter->ticks))) {
+    drop(w, i, signal_words(t->crash));
+    return 0;
+  }
+  if (setup == CPUCYCLES_CYCLECOUNTER) {
     c->penalty = PENALTY_CYCLECOUNTER;
-  } else if (c->setup == CPUCYCLES_EXTEND32) {
+  } else if (setup == CPUCYCLES_EXTEND32) {
     c->penalty = PENALTY_EXTEND32;
     c->only32 = 1;
-  } else if (c->setup == CPUCYCLES_MAYBECYCLECOUNTER || c->setup > 0 ||
-             c->setup == CPUCYCLES_FINDMULTIPLIER) {
+  } else if (setup == CPUCYCLES_MAYBECYCLECOUNTER || setup == CPUCYCLES_FINDMULTIPLIER || setup > 0) {
     c->penalty = PENALTY_OFFCORE;
   } else {
-    drop(w, i, 0, "unknown setup class");
+    drop(w, i, "unknown setup class");
     return 0;
   }
   return 1;
 }
 
-/* A scaling of exactly 1 is none: the counter is read as it is, which
-   scaling 0 stands for (internal.h says why). */
-static double scaling_or_none(double scaling)
-{
-  return scaling == 1 ? 0 : scaling;
-}
-
 /* Step 3: scaling and precision.  Returns the precision, 0 if dropped. */
 static long long measure(struct walk *w, int i)
 {
+  const struct cpucycles_counter *counter = &w->table[i];
   struct candidate *c = &w->c[i];
   struct cpucycles_trace *t = &w->out->trace[i];
-  int sig;
+  const char *fail;
+  long long step;
 
-  c->scaling = 0;
-  if (c->setup > 0) {
-    c->scaling = scaling_or_none((double) persecond(w) / (double) c->setup);
-  } else if (c->setup == CPUCYCLES_FINDMULTIPLIER) {
-    c->persecond = persecond(w);
-    sig = cpucycles_guard_run(probe_multiplier, c);
-    if (sig || !c->scaling) {
-      drop(w, i, sig, "its rate is no n/d multiple of persecond");
+  c->scaling = 1;
+  if (t->setup > 0) {
+    c->scaling = (double) persecond(w) / (double) t->setup;
+  } else if (t->setup == CPUCYCLES_FINDMULTIPLIER) {
+    c->scaling = find_multiplier(counter->ticks, persecond(w));
+    if (!c->scaling) {
+      drop(w, i, "its rate is no n/d multiple of persecond");
       return 0;
     }
-    c->scaling = scaling_or_none(c->scaling);
   }
   t->scaling = c->scaling;
   t->only32 = c->only32;
-  c->read = cpucycles_read_function(c->scaling, c->only32, c->counter->ticks);
-  cpucycles_read_use(c->counter->ticks, c->scaling, c->only32,
-                     c->only32 ? persecond(w) : 0);
-  sig = cpucycles_guard_run(probe_precision, c);
-  if (sig || !c->step) {
-    drop(w, i, sig, c->fail);
+  c->read = cpucycles_read_use(counter->ticks, c->scaling, c->only32, c->only32 ? persecond(w) : 0);
+  step = precision(c->read, &w->retries, &fail);
+  if (!step) {
+    drop(w, i, fail);
     return 0;
   }
-  t->precision = c->step + c->penalty + ORDER_BUMP * w->working;
+  t->precision = step + c->penalty + ORDER_BUMP * w->working++;
   t->fail = 0; /* a pending counter's "not measured" no longer holds */
-  ++w->working;
   return t->precision;
 }
 
@@ -298,55 +260,35 @@ static long long measure(struct walk *w, int i)
 static void consider(struct walk *w, int i, long long precision)
 {
   struct cpucycles_selection *out = w->out;
-  if (!precision) return;
-  if (out->chosen < 0 || precision < out->trace[out->chosen].precision) out->chosen = i;
+  if (precision && (out->chosen < 0 || precision < out->trace[out->chosen].precision)) out->chosen = i;
 }
 
-/* Counters left pending could not beat the best so far; measuring them
-   is only needed when a later counter's order bump depends on whether
-   they work (see try_counter). */
-static void settle(struct walk *w)
-{
-  int k;
-  for (k = 0; k < w->npending; ++k) consider(w, w->pending[k], measure(w, w->pending[k]));
-  w->npending = 0;
-}
-
+/* A counter that cannot beat the best so far is left pending, unmeasured;
+   pending counters are measured before any later counter is, which keeps
+   every order bump exact whenever it can matter.  The choice is the one
+   measuring everything would make, at a fraction of the first call. */
 static void try_counter(struct walk *w, int i)
 {
   struct cpucycles_selection *out = w->out;
-  long long best_possible;
-
+  int k;
   if (!set_up(w, i)) return;
-  /* Skipping the measurement of a counter that cannot win saves most of
-     the first call's time; the choice is the same as measuring all:
-     a pending counter is measured before any later counter is, so every
-     order bump is exact whenever it matters. */
-  best_possible = SMALLEST_STEP + w->c[i].penalty + ORDER_BUMP * w->working;
   if (!w->options->measure_all && out->chosen >= 0 &&
-      best_possible >= out->trace[out->chosen].precision) {
+      SMALLEST_STEP + w->c[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
     out->trace[i].fail = "not measured: cannot beat the counter already found";
     w->pending[w->npending++] = i;
     return;
   }
-  settle(w);
+  for (k = 0; k < w->npending; ++k) consider(w, w->pending[k], measure(w, w->pending[k]));
+  w->npending = 0;
   consider(w, i, measure(w, i));
-}
-
-static int find(const struct cpucycles_counter *table, int count, const char *name)
-{
-  int i;
-  for (i = 0; name && i < count; ++i)
-    if (!strcmp(table[i].name, name)) return i;
-  return -1;
 }
 
 void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out)
 {
-  struct walk w; /* on the stack: a static 1.4 KB would take a page of its own */
-  int i, wanted;
+  struct walk w;
+  int i, wanted = -1;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
   memset(&w, 0, sizeof w);
@@ -358,11 +300,10 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
   out->chosen = -1;
   out->wanted = options->wanted;
 
-  cpucycles_guard_install();
-
   /* A counter named on purpose (CPUCYCLES_IMPLEMENTATION) is used if it
      passes its probe and precision test; otherwise the rule decides. */
-  wanted = find(table, count, options->wanted);
+  for (i = 0; options->wanted && i < count; ++i)
+    if (!strcmp(table[i].name, options->wanted)) wanted = i;
   if (options->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
   if (wanted >= 0) {
     if (set_up(&w, wanted)) consider(&w, wanted, measure(&w, wanted));
@@ -375,20 +316,17 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     for (i = 0; i < count; ++i)
       if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
 
-  /* close every counter that was set up and lost */
   for (i = 0; i < count; ++i)
-    if (i != out->chosen && w.c[i].open) cpucycles_guard_run(probe_close, &w.c[i]);
-  cpucycles_guard_restore();
+    if (i != out->chosen && w.c[i].open) table[i].close();
 
   if (out->chosen < 0) {
-    /* nothing worked: the last entry (default-zero) is the last resort */
-    out->chosen = count - 1;
+    out->chosen = count - 1; /* the last resort, default-zero */
     out->read = table[count - 1].ticks;
     return;
   }
   {
     struct candidate *c = &w.c[out->chosen];
-    cpucycles_read_use(c->counter->ticks, c->scaling, c->only32, c->only32 ? out->persecond : 0);
-    out->read = c->read;
+    out->read = cpucycles_read_use(table[out->chosen].ticks, c->scaling, c->only32,
+                                   c->only32 ? out->persecond : 0);
   }
 }

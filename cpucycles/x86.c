@@ -1,22 +1,18 @@
 /* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*) and the RDPMC
-   counters (amd64-perfpmcff, amd64-perfpmc, amd64-pmcff).  CPUID exits to
-   the hypervisor in a guest (about 8 microseconds each on the machine this
-   was tuned on), so each leaf is asked at most once per process and only
-   the leaves an answer needs are asked.  CPUID goes through
-   cpucycles_os.cpuid so tests can play other CPUs. */
+   counters (amd64-perfpmcff, amd64-perfpmc, amd64-pmcff).  In a guest each
+   CPUID exits to the hypervisor (several microseconds), so each leaf is
+   asked at most once per process and only when an answer needs it. */
 #include <string.h>
-#include "counter.h"
-#include "os.h"
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 
-#define CLAIM_CHECK_NS 200000   /* measure a stated rate for 0.2 ms ... */
-#define CLAIM_TOLERANCE 0.01    /* ... and drop it if off by more than 1% */
+#define CLAIM_CHECK_NS 200000 /* measure a stated rate for 0.2 ms ... */
+#define CLAIM_TOLERANCE 0.01  /* ... and drop it if off by more than 1% */
 
 #define CACHED_LEAVES 12
-static struct { unsigned int leaf, r[4]; int ok; } cache[CACHED_LEAVES];
+static struct { unsigned int leaf, r[4]; } cache[CACHED_LEAVES];
 static int cached;
 
 /* CPUID leaf n (subleaf 0) into r; returns EAX (0 where there is no CPUID) */
@@ -26,15 +22,12 @@ static unsigned int leaf(unsigned int n, unsigned int r[4])
   for (i = 0; i < cached; ++i)
     if (cache[i].leaf == n) {
       memcpy(r, cache[i].r, sizeof cache[i].r);
-      return cache[i].ok ? r[0] : 0;
+      return r[0];
     }
-  i = cpucycles_os.cpuid(n, 0, r);
-  if (!i) r[0] = r[1] = r[2] = r[3] = 0;
+  cpucycles_os_cpuid(n, 0, r);
   if (cached < CACHED_LEAVES) {
     cache[cached].leaf = n;
-    cache[cached].ok = i;
-    memcpy(cache[cached].r, r, sizeof cache[cached].r);
-    ++cached;
+    memcpy(cache[cached++].r, r, sizeof cache[i].r);
   }
   return r[0];
 }
@@ -46,20 +39,9 @@ static int invariant(void)
 #ifdef __i386__
   if (leaf(0x80000000, r) < 0x80000007) return 0;
 #endif
-  /* every amd64 CPU has leaf 0x80000007 */
-  leaf(0x80000007, r);
+  leaf(0x80000007, r); /* every amd64 CPU has this leaf */
   return (r[3] >> 8) & 1;
 }
-
-/* The vendor text of leaf 0 is EBX, EDX, ECX, four little-endian bytes
-   each.  It is compared as words: the names then stay immediates in the
-   code instead of strings in .rodata, a page the first call otherwise
-   never reads (doc/selection.md, "First-call time"). */
-#define WORD(a, b, c, d) \
-  ((unsigned int) (a) | (unsigned int) (b) << 8 | (unsigned int) (c) << 16 | (unsigned int) (d) << 24)
-#define VENDOR_IS(r, t) \
-  ((r)[1] == WORD(t[0], t[1], t[2], t[3]) && (r)[3] == WORD(t[4], t[5], t[6], t[7]) && \
-   (r)[2] == WORD(t[8], t[9], t[10], t[11]))
 
 /* Intel parts whose leaf 0x15 gives no crystal rate (ECX 0); the rates
    are those Intel documents for these models (family 6). */
@@ -73,22 +55,19 @@ static long long known_crystal(unsigned int model)
   return 0;
 }
 
-/* Leaf 1 first; in a guest the hypervisor's leaves, and the invariance
-   leaf only when there is a rate to believe; on bare metal the invariance,
-   vendor and crystal leaves. */
+/* In a guest, only the hypervisor's TSC leaf (the guest's leaf 0x15
+   describes the host); on bare metal the crystal leaves. */
 static long long stated_hz(const char **words)
 {
   unsigned int r[4], family, model, max;
 
-  if (!leaf(0, r) && !r[1]) { *words = "no CPUID"; return 0; }
-  max = r[0];
+  max = leaf(0, r);
+  if (!max && !r[1]) { *words = "no CPUID"; return 0; }
   leaf(1, r);
   family = (r[0] >> 8) & 15;
   model = ((r[0] >> 4) & 15) | (family == 6 || family == 15 ? (r[0] >> 12) & 0xf0 : 0);
 
   if ((r[2] >> 31) & 1) {
-    /* A guest's leaf 0x15 describes the host, not the TSC the guest sees;
-       only the hypervisor's own TSC leaf is worth believing. */
     unsigned int khz = leaf(0x40000000, r) >= 0x40000010 ? leaf(0x40000010, r) : 0;
     if (!khz) { *words = "hypervisor states no TSC rate"; return 0; }
     if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
@@ -117,14 +96,13 @@ static long long stated_hz(const char **words)
   return 0;
 }
 
-/* Cross-check against the monotonic clock. */
 static int measured_agrees(long long hz)
 {
-  long long t0 = cpucycles_os.nanoseconds();
+  long long t0 = cpucycles_os_nanoseconds();
   long long r0 = (long long) __rdtsc();
   long long t1, r1;
   double measured;
-  do t1 = cpucycles_os.nanoseconds(); while (t1 - t0 < CLAIM_CHECK_NS);
+  do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < CLAIM_CHECK_NS);
   r1 = (long long) __rdtsc();
   measured = (double) (r1 - r0) * 1e9 / (double) (t1 - t0);
   return measured > hz * (1 - CLAIM_TOLERANCE) && measured < hz * (1 + CLAIM_TOLERANCE);
@@ -132,19 +110,19 @@ static int measured_agrees(long long hz)
 
 static int tsc_asked;
 
-long long cpucycles_x86_tsc_hz(void)
+long long cpucycles_x86_tsc_hz(const char **words)
 {
   static long long hz;
-  static const char *words;
+  static const char *said;
   if (!tsc_asked) {
-    hz = stated_hz(&words);
+    hz = stated_hz(&said);
     if (hz > 0 && !measured_agrees(hz)) {
-      words = "stated TSC rate disagrees with a measurement by more than 1%";
+      said = "stated TSC rate disagrees with a measurement by more than 1%";
       hz = 0;
     }
     tsc_asked = 1;
   }
-  cpucycles_counter_says(words);
+  *words = said;
   return hz;
 }
 
@@ -154,19 +132,22 @@ static struct cpucycles_x86_facts facts;
 const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 {
   unsigned int r[4];
+  char vendor[12];
   if (facts_asked) return &facts;
   facts_asked = 1;
   memset(&facts, 0, sizeof facts);
-  if (!leaf(0, r) && !r[1]) return &facts;
-  if (VENDOR_IS(r, "GenuineIntel")) facts.vendor = CPUCYCLES_X86_INTEL;
-  /* Hygon's Dhyana is a licensed Zen: same PMU, same rules */
-  if (VENDOR_IS(r, "AuthenticAMD") || VENDOR_IS(r, "HygonGenuine")) facts.vendor = CPUCYCLES_X86_AMD;
+  leaf(0, r);
+  memcpy(vendor, &r[1], 4);
+  memcpy(vendor + 4, &r[3], 4);
+  memcpy(vendor + 8, &r[2], 4);
+  if (!memcmp(vendor, "GenuineIntel", 12)) facts.vendor = CPUCYCLES_X86_INTEL;
+  if (!memcmp(vendor, "AuthenticAMD", 12) || !memcmp(vendor, "HygonGenuine", 12))
+    facts.vendor = CPUCYCLES_X86_AMD;
   /* leaf 0xA (architectural PMU) matters only to the Intel counters */
   if (facts.vendor == CPUCYCLES_X86_INTEL && r[0] >= 0xa) {
     leaf(0xa, r);
     facts.pmc_version = r[0] & 0xff;
-    /* the fixed-counter fields are defined from version 2 on */
-    if (facts.pmc_version >= 2) {
+    if (facts.pmc_version >= 2) { /* the fixed-counter fields exist from version 2 */
       facts.fixed_counters = r[3] & 0x1f;
       facts.fixed_width = (r[3] >> 5) & 0xff;
     }
@@ -176,32 +157,24 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 
 void cpucycles_x86_forget(void)
 {
-  facts_asked = 0;
-  tsc_asked = 0;
-  cached = 0;
+  facts_asked = tsc_asked = cached = 0;
+}
+
+long long cpucycles_x86_tsc_setup(struct cpucycles_probe *probe)
+{
+  const char *words;
+  long long hz;
+  int faults = cpucycles_os_tsc_faults();
+  if (faults > 0) {
+    cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
+    return CPUCYCLES_SKIP;
+  }
+  probe->may_trap = faults < 0; /* this OS cannot say */
+  hz = cpucycles_x86_tsc_hz(&words);
+  cpucycles_say(probe, "%s", words);
+  return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;
 }
 
 #else
-
-long long cpucycles_x86_tsc_hz(void)
-{
-  return 0;
-}
-
-const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
-{
-  static const struct cpucycles_x86_facts none;
-  return &none;
-}
-
-void cpucycles_x86_forget(void)
-{
-}
-
+typedef int cpucycles_x86_unused; /* ISO C wants something in a file */
 #endif
-
-long long cpucycles_x86_tsc_class(void)
-{
-  long long hz = cpucycles_x86_tsc_hz();
-  return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;
-}

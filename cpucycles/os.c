@@ -1,4 +1,5 @@
-/* Default (real) implementation of the OS seam. */
+/* The operating system, as cpucycles/os.h promises it.  Only those
+   functions live here: tests replace this whole object (tests/fakeos.c). */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* syscall() */
 #define _GNU_SOURCE     /* secure_getenv() */
@@ -14,6 +15,7 @@
 #include <cpuid.h>
 #endif
 #ifdef __linux__
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
 #include "os.h"
@@ -69,29 +71,29 @@ long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
 #endif
 }
 
-static long real_read_fd(int fd, void *buf, size_t size)
+long cpucycles_os_read_fd(int fd, void *buf, size_t size)
 {
   return (long) read(fd, buf, size);
 }
 
-static int real_ioctl_fd(int fd, unsigned long request, unsigned long arg)
+int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 {
   return ioctl(fd, request, arg);
 }
 
-static int real_close_fd(int fd)
+int cpucycles_os_close_fd(int fd)
 {
   return close(fd);
 }
 
 /* One page: the perf_event_mmap_page, without a ring buffer behind it. */
-static void *real_map_page(int fd)
+void *cpucycles_os_map_page(int fd)
 {
   void *p = mmap(0, (size_t) sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
   return p == MAP_FAILED ? 0 : p;
 }
 
-static void real_unmap_page(void *page)
+void cpucycles_os_unmap_page(void *page)
 {
   if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE));
 }
@@ -116,7 +118,7 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 
 /* The library is not meant for setuid programs (doc/security.md); where
    the C library can tell, it still ignores the environment in one. */
-static const char *real_getenv(const char *name)
+const char *cpucycles_os_getenv(const char *name)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 17))
   return secure_getenv(name);
@@ -125,15 +127,13 @@ static const char *real_getenv(const char *name)
 #endif
 }
 
-struct cpucycles_os cpucycles_os = {
-  cpucycles_os_read_text,
-  real_getenv,
-  cpucycles_os_nanoseconds,
-  cpucycles_os_perf_event_open,
-  real_read_fd,
-  real_ioctl_fd,
-  real_close_fd,
-  real_map_page,
-  real_unmap_page,
-  cpucycles_os_cpuid,
-};
+int cpucycles_os_tsc_faults(void)
+{
+#if defined(__linux__) && defined(PR_GET_TSC)
+  int mode = 0;
+  if (prctl(PR_GET_TSC, &mode, 0, 0, 0) != 0) return -1;
+  return mode == PR_TSC_SIGSEGV;
+#else
+  return -1;
+#endif
+}

@@ -1,0 +1,43 @@
+/* What the library asks of the operating system, in one list.  The wrapper
+   and the counters call these directly (no function pointers); tests link
+   tests/fakeos.c before the library instead, which defines the same names
+   and plays another machine.  So cpucycles/os.c holds these and nothing
+   else. */
+#ifndef CPUCYCLES_OS_H
+#define CPUCYCLES_OS_H
+
+#include <stddef.h>
+
+/* Reads at most size-1 bytes of path into buf and NUL-terminates them.
+   Returns the byte count, or -1 (buf then holds ""). */
+long cpucycles_os_read_text(const char *path, char *buf, size_t size);
+
+/* getenv(3), ignoring the environment in a setuid program where the C
+   library can tell. */
+const char *cpucycles_os_getenv(const char *name);
+
+/* CLOCK_MONOTONIC in nanoseconds (gettimeofday where there is none). */
+long long cpucycles_os_nanoseconds(void);
+
+/* perf_event_open(2); -1 with errno set (ENOSYS where the OS has none). */
+long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+
+/* read(2), ioctl(2) with an integer argument, close(2), for perf fds. */
+long cpucycles_os_read_fd(int fd, void *buf, size_t size);
+int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg);
+int cpucycles_os_close_fd(int fd);
+
+/* Maps the first page of a perf fd (its perf_event_mmap_page) read-only;
+   0 on failure. */
+void *cpucycles_os_map_page(int fd);
+void cpucycles_os_unmap_page(void *page);
+
+/* CPUID leaf, subleaf into r = eax, ebx, ecx, edx.  Returns 0 (r all zero)
+   where there is no CPUID: not x86, or a 486 without it. */
+int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
+
+/* Whether RDTSC faults in this process: 1 (prctl PR_TSC_SIGSEGV), 0 (it
+   may run), -1 (the OS cannot say). */
+int cpucycles_os_tsc_faults(void);
+
+#endif

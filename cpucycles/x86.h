@@ -1,0 +1,42 @@
+/* What CPUID says about the x86 time-stamp counter and the PMU. */
+#ifndef CPUCYCLES_X86_H
+#define CPUCYCLES_X86_H
+
+#include "counter.h"
+
+/* The setup of every TSC counter: skip where RDTSC faults, else the
+   invariant TSC rate when the CPU (or hypervisor) states it and a short
+   measurement agrees within 1%, else MAYBECYCLECOUNTER. */
+long long cpucycles_x86_tsc_setup(struct cpucycles_probe *probe);
+
+/* The stated TSC rate behind that (0 if none), and the words saying where
+   it came from or why there is none.  CPUID is asked once per process. */
+long long cpucycles_x86_tsc_hz(const char **words);
+
+/* What the RDPMC counters need to know about the CPU.  Asked once. */
+#define CPUCYCLES_X86_INTEL 1 /* GenuineIntel */
+#define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
+struct cpucycles_x86_facts {
+  int vendor;                  /* one of those, or 0 */
+  unsigned int pmc_version;    /* leaf 0xA EAX[7:0]; 0 if no leaf 0xA */
+  unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
+  unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */
+};
+const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
+
+/* Forgets what CPUID said, so a test can play another CPU. */
+void cpucycles_x86_forget(void);
+
+/* RDPMC of the counter ECX names (bit 30: fixed-function).  Faults unless
+   the OS lets user code run RDPMC. */
+#define CPUCYCLES_X86_FIXED_CYCLES 0x40000001 /* fixed-function counter 1 */
+#if defined(__x86_64__) || defined(__i386__)
+static inline unsigned long long cpucycles_x86_rdpmc(unsigned int counter)
+{
+  unsigned int lo, hi;
+  __asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(counter));
+  return ((unsigned long long) hi << 32) | lo;
+}
+#endif
+
+#endif
