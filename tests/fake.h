@@ -1,19 +1,21 @@
 /* Fake counters and a fake clock for unit tests of the selection logic.
    Eight slots, each a counter whose behaviour the test sets; the clock is
-   the OS seam's nanoseconds(), advanced by the test or by the counters. */
+   the OS seam's nanoseconds() (tests/fakeos.h), advanced by the test or by
+   the counters. */
 #ifndef CPUCYCLES_TEST_FAKE_H
 #define CPUCYCLES_TEST_FAKE_H
 
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "internal.h"
-#include "os.h"
+#include "fakeos.h"
 
 enum fake_kind {
   FAKE_STEP,        /* value += step on every read */
-  FAKE_CRASH_SETUP, /* setup dies of fake.signal */
-  FAKE_CRASH_TICKS, /* every read dies of fake.signal */
+  FAKE_CRASH_TICKS, /* every read dies of fake.signal (set may_trap) */
   FAKE_DECREASE,    /* +5, -1, +5, -1, ... */
   FAKE_STUCK,       /* always the same value */
   FAKE_CLOCK,       /* ticks_per_ns times the fake clock (low 32 bits if wrap32) */
@@ -22,6 +24,7 @@ enum fake_kind {
 
 struct fake {
   long long setup;     /* what ticks_setup returns */
+  int may_trap;        /* what it says of its reads */
   enum fake_kind kind;
   int signal;
   long long step;
@@ -44,11 +47,20 @@ static long long fake_nanoseconds(void)
   return fake_now;
 }
 
+/* A fault as the kernel reports one (si_code > 0): a real one for
+   SIGSEGV, abort() for SIGABRT, and for the others the signal queued to
+   this thread with a fault's si_code (Linux lets a process send itself
+   that), which stands for an instruction that traps on every ISA. */
 static void fake_crash(int sig)
 {
-  if (sig == SIGSEGV) *(volatile int *) 0 = 1; /* a real fault */
+  siginfo_t info;
+  if (sig == SIGSEGV) *(volatile int *) 0 = 1;
   if (sig == SIGABRT) abort();
-  raise(sig);
+  memset(&info, 0, sizeof info);
+  info.si_signo = sig;
+  info.si_code = sig == SIGILL ? ILL_ILLOPC : sig == SIGFPE ? FPE_INTDIV : BUS_ADRERR;
+  info.si_pid = getpid();
+  syscall(SYS_rt_tgsigqueueinfo, getpid(), syscall(SYS_gettid), sig, &info);
 }
 
 static long long fake_read(int i)
@@ -59,7 +71,6 @@ static long long fake_read(int i)
   switch (f->kind) {
     case FAKE_STEP: return f->value += f->step;
     case FAKE_OUTLIER: return f->value += f->calls == 300 || f->calls == 700 ? 1 : f->step;
-    case FAKE_CRASH_SETUP: return f->value += 1;
     case FAKE_CRASH_TICKS: fake_crash(f->signal); return 0;
     case FAKE_DECREASE: f->value += (f->calls & 1) ? 5 : -1; return f->value;
     case FAKE_STUCK: return 42;
@@ -71,14 +82,14 @@ static long long fake_read(int i)
   return 0;
 }
 
-static long long fake_setup(int i)
+static long long fake_setup(int i, struct cpucycles_probe *probe)
 {
-  if (fakes[i].kind == FAKE_CRASH_SETUP) fake_crash(fakes[i].signal);
+  probe->may_trap = fakes[i].may_trap;
   return fakes[i].setup;
 }
 
 #define FAKE_SLOT(i) \
-  static long long fake_setup##i(void) { return fake_setup(i); } \
+  static long long fake_setup##i(struct cpucycles_probe *p) { return fake_setup(i, p); } \
   static long long fake_ticks##i(void) { return fake_read(i); } \
   static void fake_close##i(void) { ++fakes[i].closes; }
 FAKE_SLOT(0) FAKE_SLOT(1) FAKE_SLOT(2) FAKE_SLOT(3)
@@ -101,7 +112,7 @@ static void fake_reset(void)
   memset(fakes, 0, sizeof fakes);
   fake_now = 1000000000LL;
   fake_clock_step = 50;
-  cpucycles_os.nanoseconds = fake_nanoseconds;
+  fake_os.nanoseconds = fake_nanoseconds;
 }
 
 static void fake_stepper(int i, long long setup, long long step)
@@ -109,6 +120,15 @@ static void fake_stepper(int i, long long setup, long long step)
   fakes[i].setup = setup;
   fakes[i].kind = FAKE_STEP;
   fakes[i].step = step;
+}
+
+/* A cycle counter whose reads trap with sig, and which says so. */
+static void fake_trapper(int i, int sig)
+{
+  fakes[i].setup = CPUCYCLES_CYCLECOUNTER;
+  fakes[i].kind = FAKE_CRASH_TICKS;
+  fakes[i].signal = sig;
+  fakes[i].may_trap = 1;
 }
 
 /* Selection over the first count fake slots, as the library would run it
@@ -143,5 +163,6 @@ static void fake_select(int count, long long persecond, struct cpucycles_selecti
 
 /* The generated table is not linked into unit tests: they bring their own. */
 const struct cpucycles_counter cpucycles_counters[1] = { { 0, 0, 0, 0 } };
+const int cpucycles_counter_count = 0;
 
 #endif

@@ -17,14 +17,21 @@ for name in $COUNTERS; do
 done
 [ $ok = 1 ] && pass info_tracesetup_lines || fail info_tracesetup_lines "one line per compiled counter, in order"
 
-echo "$out" | sed -n "$((n + 2))p" | grep -qE '^cpucycles persecond [1-9][0-9]*$' &&
-  pass info_persecond_line || fail info_persecond_line "$(echo "$out" | sed -n "$((n + 2))p")"
-impl=$(echo "$out" | sed -n "$((n + 3))p" | sed -n 's/^cpucycles implementation //p')
+# then the trace's own lines (persecond-source, counter reasons), then the
+# reference's persecond, implementation and iqm lines, in that order
+p=$(echo "$out" | grep -n '^cpucycles persecond ' | head -n 1 | cut -d: -f1)
+p=${p:-1}
+echo "$out" | sed -n "$((n + 2)),$((p - 1))p" | grep -qvE '^cpucycles (persecond-source|wanted|counter) ' &&
+  fail info_trace_extra_lines "$(echo "$out" | sed -n "$((n + 2)),$((p - 1))p" | grep -vE '^cpucycles (persecond-source|wanted|counter) ' | head -n 2)" ||
+  pass info_trace_extra_lines
+echo "$out" | sed -n "${p}p" | grep -qE '^cpucycles persecond [1-9][0-9]*$' &&
+  pass info_persecond_line || fail info_persecond_line "$(echo "$out" | sed -n "${p}p")"
+impl=$(echo "$out" | sed -n "$((p + 1))p" | sed -n 's/^cpucycles implementation //p')
 case " $COUNTERS " in
   *" $impl "*) pass info_implementation_line ;;
   *) fail info_implementation_line "'$impl' is not a compiled counter" ;;
 esac
-iqm=$(echo "$out" | sed -n "$((n + 4))p")
+iqm=$(echo "$out" | sed -n "$((p + 2))p")
 echo "$iqm" | grep -qE '^cpucycles iqm -?[0-9]+ ([+-][0-9]+){64}$' &&
   pass info_iqm_line_has_64_differences || fail info_iqm_line_has_64_differences "$iqm"
 echo "$out" | grep -qE '^cpucycles observed persecond [0-9]+\.\.\.[0-9]+ with [0-9]+ loops [0-9]+ microseconds$' &&
@@ -48,8 +55,8 @@ else
   skip info_amd64_guest_chooses_tsc "not an amd64 guest without a PMU"
 fi
 
-# our extra lines: one per compiled counter, exactly one chosen, and it is
-# the implementation
+# the trace's counter lines: one per compiled counter, exactly one chosen,
+# and it is the implementation
 ok=1
 for name in $COUNTERS; do
   echo "$out" | grep -q "^cpucycles counter $name " || { ok=0; echo "no line for $name"; }

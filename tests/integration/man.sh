@@ -7,7 +7,7 @@
 . tests/lib.sh
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/version.c)
+v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 
 linters=
 command -v mandoc > /dev/null 2>&1 && linters="$linters mandoc"

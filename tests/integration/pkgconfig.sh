@@ -72,7 +72,7 @@ client pkgconfig_sysroot_client $flags
 flags=$(pkg-config --define-variable=prefix="$root" --cflags --libs libcpucycles)
 client pkgconfig_define_prefix_client $flags
 
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/version.c)
+v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 [ "$(pkg-config --modversion libcpucycles)" = "$v" ] && pass pkgconfig_modversion ||
   fail pkgconfig_modversion "$(pkg-config --modversion libcpucycles)"
 

@@ -10,13 +10,13 @@ echo 'int main(void){return 0;}' > "$d/t.c"
 if ! clang -fsanitize=thread "$d/t.c" -o "$d/t" > /dev/null 2>&1; then
   skip tsan_first_call "clang has no ThreadSanitizer runtime here"; exit 0
 fi
-srcs="wrapper/*.c $B/counters.c"
+srcs="wrapper/*.c $(ls cpucycles/*.c | grep -v -- -) $B/counters.c"
 for name in $COUNTERS; do srcs="$srcs cpucycles/$name.c"; done
 objs=
 for src in $srcs; do
   o=$d/$(echo "$src" | tr / _).o
   def=
-  case "$src" in cpucycles/*) def="-DCOUNTER=$(basename "$src" .c | tr - _)" ;; esac
+  case "$src" in cpucycles/*-*) def="-DCOUNTER=$(basename "$src" .c | tr - _)" ;; esac
   clang -g -O1 -fsanitize=thread -fPIC $INC $def -c $src -o "$o" 2>> "$d/log" || { fail tsan_builds "$(tail -n 3 "$d/log")"; exit 1; }
   objs="$objs $o"
 done

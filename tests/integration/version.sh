@@ -1,6 +1,6 @@
 # One version string everywhere it appears.
 . tests/lib.sh
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/version.c)
+v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 info=$($RUN "$PACKAGE/bin/cpucycles-info" | sed -n 's/^cpucycles version //p')
 [ "$info" = "$v" ] && pass version_info_matches || fail version_info_matches "$info vs $v"
 ok=1

@@ -1,6 +1,6 @@
 /* The selection rule against fake counters: crashes, bad counters,
    penalties, order bumps, and the last resort. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include <signal.h>
 #include <string.h>
 #include "check.h"
@@ -48,18 +48,18 @@ static void crashes(void)
 {
   fake_reset();
   install_own();
-  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGILL;
-  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_CRASH_TICKS; fakes[1].signal = SIGSEGV;
-  fakes[2].setup = CPUCYCLES_CYCLECOUNTER; fakes[2].kind = FAKE_CRASH_SETUP; fakes[2].signal = SIGABRT;
-  fakes[3].setup = CPUCYCLES_CYCLECOUNTER; fakes[3].kind = FAKE_CRASH_TICKS; fakes[3].signal = SIGFPE;
-  fakes[4].setup = CPUCYCLES_CYCLECOUNTER; fakes[4].kind = FAKE_CRASH_TICKS; fakes[4].signal = SIGBUS;
+  fake_trapper(0, SIGILL);
+  fake_trapper(1, SIGSEGV);
+  fake_trapper(2, SIGABRT);
+  fake_trapper(3, SIGFPE);
+  fake_trapper(4, SIGBUS);
   fake_stepper(5, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   run(6, 1000000000);
   check(s.trace[0].crash == SIGILL && s.trace[0].precision == 0, "crash_sigill_dropped",
         "crash %d precision %lld", s.trace[0].crash, s.trace[0].precision);
   check(s.trace[1].crash == SIGSEGV && s.trace[1].precision == 0, "crash_sigsegv_dropped",
         "crash %d", s.trace[1].crash);
-  check(s.trace[2].crash == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_in_setup_dropped",
+  check(s.trace[2].crash == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_dropped",
         "crash %d", s.trace[2].crash);
   check(s.trace[3].crash == SIGFPE && s.trace[4].crash == SIGBUS, "crash_sigfpe_sigbus_dropped",
         "crash %d %d", s.trace[3].crash, s.trace[4].crash);
@@ -143,7 +143,7 @@ static void tables(void)
   /* skip, crash, tsc 24, tsc 24, perfevent 114: the late cycle counter wins */
   fake_reset();
   fakes[0].setup = CPUCYCLES_SKIP;
-  fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_CRASH_TICKS; fakes[1].signal = SIGILL;
+  fake_trapper(1, SIGILL);
   fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 24);
   fake_stepper(3, CPUCYCLES_MAYBECYCLECOUNTER, 24);
   fake_stepper(4, CPUCYCLES_CYCLECOUNTER, 114);
@@ -183,7 +183,7 @@ static void tables(void)
 static void last_resort(void)
 {
   fake_reset();
-  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGSEGV;
+  fake_trapper(0, SIGSEGV);
   fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_STUCK;
   fakes[2].setup = CPUCYCLES_SKIP; /* plays default-zero */
   run(3, 1000000000);
@@ -252,7 +252,7 @@ static void wanted(void)
   check(s.chosen == 1 && !s.wanted_refused && fakes[0].calls == 0, "wanted_counter_used",
         "chosen %d", s.chosen);
   fake_reset();
-  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_CRASH_TICKS; fakes[0].signal = SIGILL;
+  fake_trapper(0, SIGILL);
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   fake_select_with(2, 1000000000, 0, "fake0", &s);
   check(s.chosen == 1 && s.wanted_refused && !strcmp(s.wanted_refused, "SIGILL"),

@@ -1,0 +1,90 @@
+/* The OS seam for tests (fakeos.h): the real cpucycles/os.c compiled under
+   real_* names, and every cpucycles_os_* name calling the test's hook
+   first.  Linked before libcpucycles.a, this object takes the place of
+   the library's os.o, so the library itself has no seam to pay for. */
+#define cpucycles_os_read_text real_read_text
+#define cpucycles_os_getenv real_getenv
+#define cpucycles_os_nanoseconds real_nanoseconds
+#define cpucycles_os_perf_event_open real_perf_event_open
+#define cpucycles_os_read_fd real_read_fd
+#define cpucycles_os_ioctl_fd real_ioctl_fd
+#define cpucycles_os_close_fd real_close_fd
+#define cpucycles_os_map_page real_map_page
+#define cpucycles_os_unmap_page real_unmap_page
+#define cpucycles_os_cpuid real_cpuid
+#define cpucycles_os_tsc_faults real_tsc_faults
+#include "../cpucycles/os.c"
+#undef cpucycles_os_read_text
+#undef cpucycles_os_getenv
+#undef cpucycles_os_nanoseconds
+#undef cpucycles_os_perf_event_open
+#undef cpucycles_os_read_fd
+#undef cpucycles_os_ioctl_fd
+#undef cpucycles_os_close_fd
+#undef cpucycles_os_map_page
+#undef cpucycles_os_unmap_page
+#undef cpucycles_os_cpuid
+#undef cpucycles_os_tsc_faults
+#include "fakeos.h"
+
+struct fake_os fake_os;
+
+#define HOOK(name, args) (fake_os.name ? fake_os.name args : real_##name args)
+
+long cpucycles_os_read_text(const char *path, char *buf, size_t size)
+{
+  return HOOK(read_text, (path, buf, size));
+}
+
+const char *cpucycles_os_getenv(const char *name)
+{
+  return HOOK(getenv, (name));
+}
+
+long long cpucycles_os_nanoseconds(void)
+{
+  return HOOK(nanoseconds, ());
+}
+
+long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  return HOOK(perf_event_open, (attr, pid, cpu, group_fd, flags));
+}
+
+long cpucycles_os_read_fd(int fd, void *buf, size_t size)
+{
+  return HOOK(read_fd, (fd, buf, size));
+}
+
+int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
+{
+  return HOOK(ioctl_fd, (fd, request, arg));
+}
+
+int cpucycles_os_close_fd(int fd)
+{
+  return HOOK(close_fd, (fd));
+}
+
+void *cpucycles_os_map_page(int fd)
+{
+  return HOOK(map_page, (fd));
+}
+
+void cpucycles_os_unmap_page(void *page)
+{
+  if (fake_os.unmap_page)
+    fake_os.unmap_page(page);
+  else
+    real_unmap_page(page);
+}
+
+int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4])
+{
+  return HOOK(cpuid, (leaf, subleaf, r));
+}
+
+int cpucycles_os_tsc_faults(void)
+{
+  return HOOK(tsc_faults, ());
+}

@@ -1,0 +1,29 @@
+/* The OS seam as tests play it.  tests/fakeos.c, linked before the
+   library, defines every cpucycles_os_* function (cpucycles/os.h): each
+   calls the hook set here, or the real one when the hook is 0. */
+#ifndef CPUCYCLES_TEST_FAKEOS_H
+#define CPUCYCLES_TEST_FAKEOS_H
+
+#include <stddef.h>
+
+struct fake_os {
+  long (*read_text)(const char *path, char *buf, size_t size);
+  const char *(*getenv)(const char *name);
+  long long (*nanoseconds)(void);
+  long (*perf_event_open)(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+  long (*read_fd)(int fd, void *buf, size_t size);
+  int (*ioctl_fd)(int fd, unsigned long request, unsigned long arg);
+  int (*close_fd)(int fd);
+  void *(*map_page)(int fd);
+  void (*unmap_page)(void *page);
+  int (*cpuid)(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
+  int (*tsc_faults)(void);
+};
+extern struct fake_os fake_os;
+
+/* the real ones, for hooks that wrap them */
+long real_read_text(const char *path, char *buf, size_t size);
+long long real_nanoseconds(void);
+long real_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+
+#endif
