@@ -34,6 +34,7 @@ struct fake {
   double ticks_per_ns;
   long long advance_ns; /* fake time that passes per read */
   int wrap32;
+  void (*during)(void); /* called inside the first read */
 };
 
 #define FAKES 8
@@ -68,6 +69,7 @@ static long long fake_read(int i)
   struct fake *f = &fakes[i];
   ++f->calls;
   fake_now += f->advance_ns;
+  if (f->during && f->calls == 1) f->during();
   switch (f->kind) {
     case FAKE_STEP: return f->value += f->step;
     case FAKE_OUTLIER: return f->value += f->calls == 300 || f->calls == 700 ? 1 : f->step;

@@ -26,6 +26,9 @@
 #undef cpucycles_os_cpuid
 #undef cpucycles_os_tsc_faults
 #include "fakeos.h"
+#ifdef __linux__
+#include <linux/perf_event.h>
+#endif
 
 struct fake_os fake_os;
 
@@ -88,3 +91,17 @@ int cpucycles_os_tsc_faults(void)
 {
   return HOOK(tsc_faults, ());
 }
+
+#ifdef __linux__
+/* A hook for perf_event_open on machines without a PMU: the cycles event
+   becomes the task clock, a software event every kernel has, so the perf
+   counters really open, map, read and close fds. */
+long fake_software_cycles(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  struct perf_event_attr a = *(struct perf_event_attr *) attr;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.config1 = 0;
+  return real_perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+#endif

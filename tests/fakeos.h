@@ -26,4 +26,8 @@ long real_read_text(const char *path, char *buf, size_t size);
 long long real_nanoseconds(void);
 long real_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 
+/* perf_event_open with the cycles event swapped for the task clock (a
+   software event), for perf counters on machines without a PMU */
+long fake_software_cycles(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+
 #endif

@@ -1,0 +1,194 @@
+/* The first call beside what a program may do meanwhile, through the real
+   API, each case in a fresh process (the parent never calls the library):
+   a fork by another thread during the first call, a pthread_cancel of the
+   selecting thread, a signal handler that asks for persecond inside the
+   first call, and a forked child of a program whose counter follows one
+   thread (a perf event).  The OS seam (tests/fakeos.h) slows the first call
+   down at a known point, where selection asks for CPUCYCLES_IMPLEMENTATION,
+   so that each case happens inside it every time. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cpucycles.h>
+#include "check.h"
+#include "fakeos.h"
+
+#define SLOW_NS 200000000L /* the first call takes this long at the hook */
+#define BOUND_SECONDS 10   /* a case that takes longer is hung */
+
+static volatile int started;
+static void (*at_hook)(void);
+
+static void pause_ns(long ns)
+{
+  struct timespec t;
+  t.tv_sec = ns / 1000000000L;
+  t.tv_nsec = ns % 1000000000L;
+  while (nanosleep(&t, &t) != 0) continue;
+}
+
+static const char *hooked_getenv(const char *name)
+{
+  if (!strcmp(name, "CPUCYCLES_IMPLEMENTATION")) {
+    started = 1;
+    if (at_hook) at_hook();
+  }
+  return getenv(name);
+}
+
+static void slow(void)
+{
+  pause_ns(SLOW_NS);
+}
+
+static void *first_call(void *arg)
+{
+  (void) arg;
+  cpucycles();
+  return 0;
+}
+
+static void wait_started(void)
+{
+  while (!started) pause_ns(1000000);
+}
+
+/* counts advance and the library says what it chose */
+static int sane(void)
+{
+  long long a = cpucycles(), b;
+  pause_ns(1000000);
+  b = cpucycles();
+  return cpucycles_persecond() > 0 && cpucycles_implementation()[0] &&
+         (b > a || !strcmp(cpucycles_implementation(), "default-zero"));
+}
+
+static int guard_gone(void)
+{
+  static const int sigs[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+  unsigned int i;
+  for (i = 0; i < sizeof sigs / sizeof sigs[0]; ++i) {
+    struct sigaction a;
+    sigaction(sigs[i], 0, &a);
+    if (a.sa_handler != SIG_DFL) return 0;
+  }
+  return 1;
+}
+
+/* 5a: another thread forks while the first call runs; the child's own
+   first call must finish */
+static int fork_during_first_call(void)
+{
+  pthread_t t;
+  pid_t pid;
+  int status;
+  at_hook = slow;
+  pthread_create(&t, 0, first_call, 0);
+  wait_started();
+  pid = fork();
+  if (pid == 0) {
+    alarm(BOUND_SECONDS);
+    _exit(sane() && guard_gone() ? 0 : 1);
+  }
+  pthread_join(t, 0);
+  if (waitpid(pid, &status, 0) != pid) return 2;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3;
+}
+
+/* 5b: the selecting thread is cancelled inside the first call */
+static int cancel_during_first_call(void)
+{
+  pthread_t t;
+  at_hook = slow;
+  pthread_create(&t, 0, first_call, 0);
+  wait_started();
+  pthread_cancel(t);
+  pthread_join(t, 0);
+  alarm(BOUND_SECONDS);
+  return sane() && guard_gone() ? 0 : 1;
+}
+
+/* 7: a handler interrupts the first call and asks for persecond */
+static volatile long long reentered = -1;
+
+static void on_usr1(int sig)
+{
+  (void) sig;
+  reentered = cpucycles_persecond();
+}
+
+static void interrupt(void)
+{
+  raise(SIGUSR1);
+}
+
+static int persecond_from_handler(void)
+{
+  signal(SIGUSR1, on_usr1);
+  at_hook = interrupt;
+  alarm(BOUND_SECONDS);
+  cpucycles();
+  return reentered > 0 ? 0 : 1;
+}
+
+/* 8: default-perfevent counts this thread; a forked child's counts must
+   advance with its own work while the parent waits */
+static volatile long sink;
+
+static int perf_counter_in_child(void)
+{
+  pid_t pid;
+  int status;
+  fake_os.perf_event_open = fake_software_cycles;
+  setenv("CPUCYCLES_IMPLEMENTATION", "default-perfevent", 1);
+  cpucycles();
+  if (strcmp(cpucycles_implementation(), "default-perfevent")) return 77;
+  pid = fork();
+  if (pid == 0) {
+    long long a, b;
+    long i;
+    alarm(BOUND_SECONDS);
+    a = cpucycles();
+    for (i = 0; i < 10000000; ++i) sink += i;
+    b = cpucycles();
+    _exit(b > a && !strcmp(cpucycles_implementation(), "default-perfevent") ? 0 : 1);
+  }
+  if (waitpid(pid, &status, 0) != pid) return 2;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+}
+
+/* each case in a fresh process; its exit status is the verdict */
+static int fresh(int (*test)(void))
+{
+  int status;
+  pid_t pid = fork();
+  if (pid == 0) {
+    fake_os.getenv = hooked_getenv;
+    _exit(test());
+  }
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+int main(void)
+{
+  int r;
+  r = fresh(fork_during_first_call);
+  check(r == 0, "fork_during_first_call_child_finishes", "status %d (1014: hung, killed by SIGALRM)", r);
+  r = fresh(cancel_during_first_call);
+  check(r == 0, "cancel_during_first_call_later_calls_finish", "status %d (1014: hung)", r);
+  r = fresh(persecond_from_handler);
+  check(r == 0, "persecond_from_handler_inside_first_call_positive", "status %d", r);
+  r = fresh(perf_counter_in_child);
+  if (r == 77)
+    skip("fork_child_counts_own_work_with_perf_counter", "the kernel refused software perf events here");
+  else
+    check(r == 0, "fork_child_counts_own_work_with_perf_counter", "status %d (1: counts did not advance)", r);
+  return checks_failed();
+}

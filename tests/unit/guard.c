@@ -1,0 +1,260 @@
+/* The crash guard as a good neighbour in the process, against fake
+   counters: a fault is caught even when the caller blocks every signal,
+   and the mask comes back exactly; other threads' faults reach their own
+   handler with their own siginfo; a handler installed during a probe is
+   kept; no handler is installed for counters that cannot trap; a signal
+   sent from outside during a probe is not swallowed. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "fake.h"
+
+#define WINDOW_NS 50000000LL /* a slow probe: 50 ms of real time */
+#define TOUCHERS 3
+
+static const int guarded[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+#define GUARDED 5
+
+static struct cpucycles_selection s;
+
+static long long real_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int same_mask(const sigset_t *a, const sigset_t *b)
+{
+  int sig;
+  for (sig = 1; sig < 65; ++sig)
+    if (sigismember(a, sig) != sigismember(b, sig)) return 0;
+  return 1;
+}
+
+static void set_handler(int sig, void (*action)(int, siginfo_t *, void *))
+{
+  struct sigaction a;
+  memset(&a, 0, sizeof a);
+  a.sa_sigaction = action;
+  a.sa_flags = SA_SIGINFO;
+  sigemptyset(&a.sa_mask);
+  sigaction(sig, &a, 0);
+}
+
+static void set_default(void)
+{
+  int i;
+  for (i = 0; i < GUARDED; ++i) signal(guarded[i], SIG_DFL);
+}
+
+/* 1. Every signal blocked: faults are still caught, the mask is the same. */
+static void blocked_signals(void)
+{
+  sigset_t all, before, after, saved;
+  fake_reset();
+  fake_trapper(0, SIGILL);
+  fake_trapper(1, SIGSEGV);
+  fake_trapper(2, SIGBUS);
+  fake_stepper(3, CPUCYCLES_CYCLECOUNTER, 7);
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &saved);
+  pthread_sigmask(SIG_SETMASK, 0, &before);
+  fake_select(4, 1000000000, &s);
+  pthread_sigmask(SIG_SETMASK, 0, &after);
+  pthread_sigmask(SIG_SETMASK, &saved, 0);
+  check(s.trace[0].crash == SIGILL && s.trace[1].crash == SIGSEGV && s.trace[2].crash == SIGBUS && s.chosen == 3,
+        "blocked_signals_faults_caught", "crashes %d %d %d, chosen %d", s.trace[0].crash, s.trace[1].crash,
+        s.trace[2].crash, s.chosen);
+  check(same_mask(&before, &after), "blocked_signals_mask_restored_exactly", "the mask changed");
+}
+
+/* 2. Other threads take handled faults on a protected page while a slow
+   probe holds the guard up; each fault must reach their handler with
+   SEGV_ACCERR and the page's address. */
+static char *page;
+static long pagesize;
+static volatile int stop, in_window;
+static long good, bad, during_window;
+
+static void on_access(int sig, siginfo_t *info, void *context)
+{
+  (void) sig; (void) context;
+  if (info->si_code == SEGV_ACCERR && info->si_addr == (void *) page) {
+    __atomic_add_fetch(&good, 1, __ATOMIC_RELAXED);
+    if (in_window) __atomic_add_fetch(&during_window, 1, __ATOMIC_RELAXED);
+  } else {
+    __atomic_add_fetch(&bad, 1, __ATOMIC_RELAXED);
+  }
+  mprotect(page, (size_t) pagesize, PROT_READ | PROT_WRITE);
+}
+
+static void *toucher(void *arg)
+{
+  (void) arg;
+  while (!stop) {
+    mprotect(page, (size_t) pagesize, PROT_NONE);
+    ++*(volatile char *) page;
+  }
+  return 0;
+}
+
+static void slow_window(void)
+{
+  long long end = real_ns() + WINDOW_NS;
+  in_window = 1;
+  while (real_ns() < end) continue;
+  in_window = 0;
+}
+
+static void other_threads_faults(void)
+{
+  pthread_t t[TOUCHERS];
+  int i;
+  pagesize = sysconf(_SC_PAGESIZE);
+  page = mmap(0, (size_t) pagesize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  set_handler(SIGSEGV, on_access);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = slow_window;
+  fake_trapper(1, SIGILL);
+  stop = 0;
+  for (i = 0; i < TOUCHERS; ++i) pthread_create(&t[i], 0, toucher, 0);
+  fake_select(2, 1000000000, &s);
+  stop = 1;
+  for (i = 0; i < TOUCHERS; ++i) pthread_join(t[i], 0);
+  check(bad == 0 && good > 0 && during_window > 0, "other_threads_faults_keep_their_siginfo",
+        "%ld faults with the right siginfo (%ld while the guard was up), %ld without", good, during_window, bad);
+  check(s.trace[1].crash == SIGILL && s.chosen == 0, "other_threads_faults_selecting_thread_still_guarded",
+        "crash %d chosen %d", s.trace[1].crash, s.chosen);
+  munmap(page, (size_t) pagesize);
+  set_default();
+}
+
+/* 3. A handler installed while the guard is up stays installed; no
+   library handler remains for any guarded signal. */
+static void theirs(int sig, siginfo_t *info, void *context)
+{
+  (void) sig; (void) info; (void) context;
+}
+
+static void *install_theirs_thread(void *arg)
+{
+  (void) arg;
+  set_handler(SIGSEGV, theirs);
+  set_handler(SIGILL, theirs);
+  return 0;
+}
+
+static void install_theirs(void)
+{
+  pthread_t t;
+  pthread_create(&t, 0, install_theirs_thread, 0);
+  pthread_join(t, 0);
+}
+
+static void installed_meanwhile(void)
+{
+  int i, ok = 1;
+  set_default();
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = install_theirs;
+  fake_select(1, 1000000000, &s);
+  for (i = 0; i < GUARDED; ++i) {
+    struct sigaction now;
+    int mine = guarded[i] == SIGSEGV || guarded[i] == SIGILL;
+    sigaction(guarded[i], 0, &now);
+    if (mine && !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == theirs)) ok = 0;
+    if (!mine && now.sa_handler != SIG_DFL) ok = 0;
+  }
+  check(ok && s.chosen == 0, "handlers_installed_meanwhile_kept", "a handler was lost or a library handler remains");
+  set_default();
+}
+
+/* 4. No handler for counters that cannot trap; a sent signal is not the
+   probe's fault. */
+static int library_handlers_seen, reads_checked;
+
+static void look_at_handlers(void)
+{
+  int i;
+  for (i = 0; i < GUARDED; ++i) {
+    struct sigaction now;
+    sigaction(guarded[i], 0, &now);
+    if (now.sa_handler != SIG_DFL) ++library_handlers_seen;
+  }
+  ++reads_checked;
+}
+
+static void guard_only_what_can_fault(void)
+{
+  int i;
+  set_default();
+  fake_reset();
+  library_handlers_seen = reads_checked = 0;
+  for (i = 0; i < 3; ++i) {
+    fake_stepper(i, i == 2 ? 1000000 : CPUCYCLES_CYCLECOUNTER, 5 + i);
+    fakes[i].during = look_at_handlers;
+  }
+  fake_select(3, 1000000000, &s);
+  check(reads_checked == 3 && library_handlers_seen == 0, "no_guard_for_counters_that_cannot_trap",
+        "%d handlers seen in %d reads", library_handlers_seen, reads_checked);
+  fake_reset();
+  library_handlers_seen = reads_checked = 0;
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = look_at_handlers;
+  fake_select(1, 1000000000, &s);
+  check(reads_checked == 1 && library_handlers_seen == GUARDED, "guard_up_for_a_counter_that_may_trap",
+        "%d handlers seen", library_handlers_seen);
+}
+
+static volatile int sent_code = 1;
+
+static void on_sent(int sig, siginfo_t *info, void *context)
+{
+  (void) sig; (void) context;
+  sent_code = info->si_code;
+}
+
+static void kill_self(void)
+{
+  kill(getpid(), SIGSEGV);
+}
+
+static void sent_signal_not_swallowed(void)
+{
+  sigset_t only, saved;
+  /* only this thread may take the process-directed signal */
+  sigemptyset(&only);
+  sigaddset(&only, SIGSEGV);
+  set_handler(SIGSEGV, on_sent);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = kill_self;
+  pthread_sigmask(SIG_UNBLOCK, &only, &saved);
+  fake_select(1, 1000000000, &s);
+  pthread_sigmask(SIG_SETMASK, &saved, 0);
+  check(sent_code == SI_USER && s.trace[0].crash == 0 && s.chosen == 0, "sent_signal_reaches_program_not_guard",
+        "handler saw si_code %d; crash %d chosen %d", sent_code, s.trace[0].crash, s.chosen);
+  set_default();
+}
+
+int main(void)
+{
+  blocked_signals();
+  other_threads_faults();
+  installed_meanwhile();
+  guard_only_what_can_fault();
+  sent_signal_not_swallowed();
+  return checks_failed();
+}
