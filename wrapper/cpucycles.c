@@ -109,10 +109,17 @@ static void child_after_fork(void)
   }
 }
 
-/* dlclose (and exit): give back the chosen counter's fds and mapping. */
+/* dlclose (and exit): give back the chosen counter's fds and mapping.  A
+   call after this (a later destructor) selects again rather than read a
+   closed counter; a read still running in another thread meanwhile is
+   the price of not leaking at every dlclose. */
 __attribute__((destructor)) static void unload(void)
 {
-  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == DONE) cpucycles_counters[selection.chosen].close();
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) != DONE) return;
+  __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELEASE);
+  __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
+  __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
+  cpucycles_counters[selection.chosen].close();
 }
 
 static void select_job(void)

@@ -1,12 +1,15 @@
 /* Which perf fds does selection leave open, and does a child started with
-   fork+exec inherit any?  Linked statically so it can reach the OS seam:
-   this machine may have no PMU, so every cycles event is swapped for a
-   software clock event the kernel always has, with the library's own
+   fork+exec inherit any?  Linked with tests/fakeos.c, the OS seam tests
+   play: this machine may have no PMU, so every cycles event is swapped for
+   a software clock event the kernel always has, with the library's own
    flags (CLOEXEC) untouched.  The perf counters then really open, map and
    close fds, and the kernel really honours or ignores the close-on-exec.
    Modes: "software" runs the normal selection; "perfonly" runs the
    selection rule over the perf counters alone (and default-zero), so a
-   perf counter is chosen and keeps its fds open across the exec.
+   perf counter is chosen and keeps its fds open across the exec, and
+   plays a hybrid Intel (an E-core PMU in sysfs), so each perf counter
+   opens two events, on every vendor: a fault injected from the second
+   call on then always meets a call to fail.
    Prints "perffds N implementation NAME" (N: perf fds open after
    selection) and, from the child, "child N". */
 #define _DEFAULT_SOURCE
@@ -19,7 +22,12 @@
 #include <linux/perf_event.h>
 #include "cpucycles.h"
 #include "internal.h"
-#include "os.h"
+#include "fakeos.h"
+#include "serve.h"
+
+/* the E-core PMU's type as a hybrid Intel's sysfs gives it (any number:
+   software_instead swaps the event anyway) */
+#define ATOM_TYPE_FILE "/sys/bus/event_source/devices/cpu_atom/type"
 
 static int perf_fds(void)
 {
@@ -46,7 +54,13 @@ static long software_instead(void *attr, int pid, int cpu, int group_fd, unsigne
   a.type = PERF_TYPE_SOFTWARE;
   a.config = PERF_COUNT_SW_TASK_CLOCK;
   a.config1 = 0;
-  return cpucycles_os_perf_event_open(&a, pid, cpu, group_fd, flags);
+  return real_perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+
+static long hybrid_read_text(const char *path, char *buf, size_t size)
+{
+  if (!strcmp(path, ATOM_TYPE_FILE)) return serve_text("10\n", buf, size);
+  return real_read_text(path, buf, size);
 }
 
 static long long fixed_persecond(const char **source)
@@ -57,22 +71,23 @@ static long long fixed_persecond(const char **source)
 
 int main(int argc, char **argv)
 {
+  const char *chosen;
   pid_t child;
   int status;
   if (argc > 1 && !strcmp(argv[1], "child")) {
     printf("child %d\n", perf_fds());
     return 0;
   }
-  const char *chosen;
-  if (argc > 1 && strcmp(argv[1], "child")) cpucycles_os.perf_event_open = software_instead;
+  if (argc > 1) fake_os.perf_event_open = software_instead;
   if (argc > 1 && !strcmp(argv[1], "perfonly")) {
     static struct cpucycles_counter table[CPUCYCLES_MAXCOUNTERS];
     static struct cpucycles_selection s;
-    int i, n = 0;
-    for (i = 0; cpucycles_counters[i].name; ++i)
-      if (strstr(cpucycles_counters[i].name, "perf") || !cpucycles_counters[i + 1].name)
-        table[n++] = cpucycles_counters[i];
     struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
+    int i, n = 0;
+    fake_os.read_text = hybrid_read_text;
+    for (i = 0; i < cpucycles_counter_count && n < CPUCYCLES_MAXCOUNTERS; ++i)
+      if (strstr(cpucycles_counters[i].name, "perf") || i == cpucycles_counter_count - 1)
+        table[n++] = cpucycles_counters[i];
     cpucycles_select(table, n, &options, &s);
     chosen = table[s.chosen].name;
   } else {

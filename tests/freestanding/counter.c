@@ -27,11 +27,12 @@ static long syscall3(long n, long a, long b, long c)
   return a0;
 }
 
-static const char *words;
-
-void cpucycles_counter_says(const char *why)
+/* the words a counter reports, kept as their format (no printf here) */
+void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
-  words = why;
+  int i;
+  for (i = 0; format[i] && i < CPUCYCLES_WHY - 1; ++i) probe->why[i] = format[i];
+  probe->why[i] = 0;
 }
 
 static void put(const char *s)
@@ -68,16 +69,18 @@ static void result(int ok, const char *name)
 
 void _start(void)
 {
-  long long setup = ticks_setup(), previous, smallest = 0;
+  static struct cpucycles_probe probe;
+  long long setup = ticks_setup(&probe), previous, smallest = 0;
   int decreased = 0, i;
 
   result(setup != CPUCYCLES_SKIP, "freestanding_setup_does_not_skip");
   put(" class ");
   put_number((long) setup);
-  if (words) {
+  if (probe.why[0]) {
     put(" says: ");
-    put(words);
+    put(probe.why);
   }
+  if (probe.may_trap) put(" (may trap: read unguarded here)");
   put("\n");
 
   previous = ticks();

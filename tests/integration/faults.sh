@@ -17,7 +17,7 @@ fi
 
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
-if ! $CC $INC tests/clients/perffds.c "$PACKAGE/lib/libcpucycles.a" -o "$d/perffds" > "$d/log" 2>&1; then
+if ! $CC $INC -Itests tests/clients/perffds.c tests/fakeos.c "$PACKAGE/lib/libcpucycles.a" -o "$d/perffds" > "$d/log" 2>&1; then
   fail perffds_builds "$(head -n 3 "$d/log")"
   exit 1
 fi

@@ -22,3 +22,13 @@ for name in $COUNTERS; do
   [ "$defs" = "cpucycles_${id}_close cpucycles_${id}_setup cpucycles_${id}_ticks " ] || { ok=0; echo "$name defines: $defs"; }
 done
 [ $ok = 1 ] && pass symbols_counter_objects_define_their_three || fail symbols_counter_objects_define_their_three "see above"
+# The commands are plain clients: they include only the public header, and
+# cpucycles-open links nothing of the library.
+others=$(grep -h '#include "' command/*.c | grep -v '"cpucycles.h"' | tr '\n' ' ')
+[ -z "$others" ] && pass symbols_commands_include_only_the_public_header ||
+  fail symbols_commands_include_only_the_public_header "$others"
+if [ -f "$PACKAGE/bin/cpucycles-open" ]; then
+  linked=$($NM "$PACKAGE/bin/cpucycles-open" 2>/dev/null | awk '$3 ~ /^cpucycles/ {print $3}' | tr '\n' ' ')
+  [ -z "$linked" ] && pass symbols_open_links_none_of_the_library ||
+    fail symbols_open_links_none_of_the_library "$linked"
+fi

@@ -10,7 +10,7 @@ echo 'int main(void){return 0;}' > "$d/t.c"
 if ! clang -fsanitize=thread "$d/t.c" -o "$d/t" > /dev/null 2>&1; then
   skip tsan_first_call "clang has no ThreadSanitizer runtime here"; exit 0
 fi
-srcs="wrapper/*.c $(ls cpucycles/*.c | grep -v -- -) $B/counters.c"
+srcs="$LIBSRCS $B/counters.c"
 for name in $COUNTERS; do srcs="$srcs cpucycles/$name.c"; done
 objs=
 for src in $srcs; do

@@ -1,25 +1,39 @@
 /* Property tests of every text parser, 10^5 random and hostile inputs
    from a fixed seed: never a crash, never a persecond outside (0, 10^12],
-   never a read past the buffer (each input ends at a page whose successor
-   is unmapped, so an overread is a SIGSEGV), and exact round trips. */
+   never a time base outside {0} and [10^3, 10^12], never a read past the
+   buffer, and exact round trips.  The parsers are reached the way the
+   library reaches them: the persecond estimate (wrapper/persecond.c, whose
+   parsers are its own) with every source served through the OS seam, and
+   ppc_timebase_parse (cpucycles/ppc-timebase.h) on text that ends at a
+   page whose successor is unmapped, so an overread there is a SIGSEGV.
+   (The estimate parses its own copy of the text, in its own buffers;
+   overreads there are for the sanitizer build to catch.) */
 #define _DEFAULT_SOURCE
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "check.h"
 #include "serve.h"
-#include "cpuinfo.h"
-#include "decimal.h"
 #include "internal.h"
-#include "os.h"
+#include "fakeos.h"
+#include "ppc-timebase.h"
 
 #define ROUNDS 100000
+#define PERSECOND_LEAST 1000000LL      /* the estimate's sane range */
+#define PERSECOND_MOST 1000000000000LL
 
 static unsigned long long seed = 20261202;
 static unsigned int rnd(unsigned int n)
 {
   seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
   return (unsigned int) (seed >> 33) % n;
+}
+
+/* a uniform-enough value in [least, most] */
+static long long between(long long least, long long most)
+{
+  unsigned long long r = ((unsigned long long) rnd(1u << 30) << 30) | rnd(1u << 30);
+  return least + (long long) (r % (unsigned long long) (most - least + 1));
 }
 
 static char *page_end; /* last byte of a readable page; the next one is not */
@@ -35,8 +49,8 @@ static const char *at_edge(const char *text)
 
 static void random_text(char *buf, int max)
 {
-  static const char alphabet[] = "0123456789...  \t\n:xXaAeE+-MHzcpuclockstaticCPU\r";
-  static const char *pieces[] = { "cpu MHz", "CPU MHz", "clock", "cpu MHz static", "Cpu0ClkTck",
+  static const char alphabet[] = "0123456789...  \t\n:xXaAeE+-MHzcpuclockstaticCPUtimebase\r";
+  static const char *pieces[] = { "cpu MHz", "CPU MHz", "clock", "cpu MHz static", "Cpu0ClkTck", "timebase",
                                   ": ", "\t: ", "MHz", "\n", "0x", "99999999999999999999", ".", "5" };
   int n = 0;
   while (n < max - 24) {
@@ -56,16 +70,35 @@ static void random_text(char *buf, int max)
   buf[n] = 0;
 }
 
-static const char *fixture_text;
+/* The fake machine: each source's text (0: missing).  The hostile rounds
+   give every source the same text. */
+static const char *etc, *sysfs, *cpuinfo, *env;
+
+static void machine(const char *e, const char *s, const char *c, const char *v)
+{
+  etc = e; sysfs = s; cpuinfo = c; env = v;
+}
+
 static long fixture(const char *path, char *buf, size_t size)
 {
-  (void) path;
-  return serve_text(fixture_text, buf, size);
+  const char *text = 0;
+  if (!strcmp(path, "/etc/cpucyclespersecond")) text = etc;
+  if (!strcmp(path, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")) text = sysfs;
+  if (!strcmp(path, "/proc/cpuinfo")) text = cpuinfo;
+  return serve_text(text, buf, size);
 }
+
 static const char *fixture_env(const char *name)
 {
-  (void) name;
-  return fixture_text;
+  return strcmp(name, "cpucyclespersecond") ? 0 : env;
+}
+
+/* 1 if the estimate is want, from a source whose words begin with from */
+static int estimates(long long want, const char *from)
+{
+  const char *source = "";
+  long long got = cpucycles_persecond_estimate(&source);
+  return got == want && !strncmp(source, from, strlen(from));
 }
 
 int main(void)
@@ -73,46 +106,67 @@ int main(void)
   long page = sysconf(_SC_PAGESIZE);
   char *map = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   char text[4000];
-  long long bad_range = 0, bad_trip = 0, bad_mhz = 0;
+  long long bad_range = 0, bad_timebase = 0, bad_trip = 0, bad_mhz = 0, bad_hex = 0, bad_timebase_trip = 0;
   int i;
+  (void) skip; /* check.h's; nothing here is skipped */
 
   if (map == MAP_FAILED || mprotect(map + page, page, PROT_NONE) != 0) {
     check(0, "fuzz_guard_page", "cannot map a guard page");
     return checks_failed();
   }
   page_end = map + page - 1;
-  cpucycles_os.read_text = fixture;
-  cpucycles_os.getenv = fixture_env;
+  fake_os.read_text = fixture;
+  fake_os.getenv = fixture_env;
 
   for (i = 0; i < ROUNDS; ++i) {
-    long long v, hz;
+    long long hz;
     const char *source;
     random_text(text, 1 + (int) rnd(sizeof text));
-    /* raw parsers at the page edge */
-    cpucycles_decimal(at_edge(text), (int) rnd(8), &v);
-    cpucycles_hex(at_edge(text), &v);
+    /* the time base parser at the page edge */
+    hz = ppc_timebase_parse(at_edge(text));
+    if (hz != 0 && (hz < PPC_TIMEBASE_LEAST || hz > PPC_TIMEBASE_MOST)) ++bad_timebase;
     /* the whole chain: every source sees the same hostile text */
-    fixture_text = text;
-    cpucycles_cpuinfo_forget();
+    machine(text, text, text, text);
     hz = cpucycles_persecond_estimate(&source);
-    if (hz <= 0 || hz > 1000000000000LL) ++bad_range;
-    hz = cpucycles_persecond_from_cpuinfo(at_edge(text));
-    if (hz < 0 || hz > 1000000000000LL) ++bad_range;
+    if (hz <= 0 || hz > PERSECOND_MOST) ++bad_range;
+    /* and /proc/cpuinfo alone, where the key-driven parsers decide */
+    machine(0, 0, text, 0);
+    hz = cpucycles_persecond_estimate(&source);
+    if (hz <= 0 || hz > PERSECOND_MOST) ++bad_range;
 
-    /* exact round trips: integers, and MHz with six decimals */
+    /* exact round trips: integers (the file, sysfs kHz, the environment),
+       MHz with six decimals, hexadecimal Hz, and the time base */
     {
-      long long want = ((long long) rnd(1000000) << 20) + rnd(1 << 20);
-      long long mhz = rnd(100000), frac = rnd(1000000);
+      long long want = between(PERSECOND_LEAST, PERSECOND_MOST);
+      long long khz = between(PERSECOND_LEAST / 1000, PERSECOND_MOST / 1000);
+      long long mhz = between(1, 99999), frac = rnd(1000000);
+      long long tb = between(PPC_TIMEBASE_LEAST, PPC_TIMEBASE_MOST);
       char s[64];
       snprintf(s, sizeof s, "%lld", want);
-      if (!cpucycles_decimal(at_edge(s), 0, &v) || v != want) ++bad_trip;
-      snprintf(s, sizeof s, "%lld.%06lld", mhz, frac);
-      if (!cpucycles_decimal(at_edge(s), 6, &v) || v != mhz * 1000000 + frac) ++bad_mhz;
+      machine(s, 0, 0, 0);
+      if (!estimates(want, "file")) ++bad_trip;
+      machine(0, 0, 0, s);
+      if (!estimates(want, "env")) ++bad_trip;
+      snprintf(s, sizeof s, "%lld\n", khz);
+      machine(0, s, 0, 0);
+      if (!estimates(khz * 1000, "sysfs")) ++bad_trip;
+      snprintf(s, sizeof s, "cpu MHz\t\t: %lld.%06lld\n", mhz, frac);
+      machine(0, 0, s, 0);
+      if (!estimates(mhz * 1000000 + frac, "cpuinfo")) ++bad_mhz;
+      snprintf(s, sizeof s, "Cpu0ClkTck\t: %016llx\n", (unsigned long long) want);
+      machine(0, 0, s, 0);
+      if (!estimates(want, "cpuinfo")) ++bad_hex;
+      snprintf(s, sizeof s, "timebase\t: %lld\n", tb);
+      if (ppc_timebase_parse(at_edge(s)) != tb) ++bad_timebase_trip;
     }
   }
   check(bad_range == 0, "fuzz_persecond_always_in_range", "%lld estimates out of (0, 10^12]", bad_range);
+  check(bad_timebase == 0, "fuzz_timebase_always_in_range", "%lld time bases out of {0} and [10^3, 10^12]",
+        bad_timebase);
   check(bad_trip == 0, "fuzz_integers_round_trip", "%lld integers parsed wrong", bad_trip);
   check(bad_mhz == 0, "fuzz_mhz_exact", "%lld MHz texts parsed inexactly", bad_mhz);
+  check(bad_hex == 0, "fuzz_hex_round_trip", "%lld hexadecimal texts parsed wrong", bad_hex);
+  check(bad_timebase_trip == 0, "fuzz_timebase_round_trip", "%lld time bases parsed wrong", bad_timebase_trip);
   check(1, "fuzz_no_crash_no_overread", "");
   return checks_failed();
 }
