@@ -129,7 +129,7 @@ int cpucycles_perf_map(struct cpucycles_perf *p, struct cpucycles_probe *probe)
   return p->page != 0;
 }
 
-long cpucycles_perf_rdpmc_knob(void)
+long cpucycles_perf_rdpmc_knob(const char **path)
 {
   static const char *const files[] = {
     "/sys/devices/cpu/rdpmc", "/sys/devices/cpu_core/rdpmc", "/sys/devices/cpu_atom/rdpmc",
@@ -137,12 +137,16 @@ long cpucycles_perf_rdpmc_knob(void)
   long least = -1, value;
   unsigned int i;
   for (i = 0; i < sizeof files / sizeof files[0]; ++i)
-    if (read_knob(files[i], &value) && (least < 0 || value < least)) least = value;
+    if (read_knob(files[i], &value) && (least < 0 || value < least)) {
+      least = value;
+      *path = files[i];
+    }
   return least;
 }
 
 int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe)
 {
+  const char *path;
   long value;
   if (!read_knob(PARANOID, &value)) {
     cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
@@ -152,9 +156,9 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe)
     cpucycles_say(probe, "perf_event_paranoid is %ld; run cpucycles-open as root", value);
     return 0;
   }
-  value = cpucycles_perf_rdpmc_knob();
+  value = cpucycles_perf_rdpmc_knob(&path);
   if (value >= 0 && value < RDPMC_ALWAYS) {
-    cpucycles_say(probe, "rdpmc is %ld, not 2, in /sys/devices; run cpucycles-open as root", value);
+    cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
     return 0;
   }
   return 1;

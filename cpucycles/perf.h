@@ -28,8 +28,9 @@ int cpucycles_perf_map(struct cpucycles_perf *p, struct cpucycles_probe *probe);
 
 /* The smallest value of the existing /sys/devices/{cpu,cpu_core,cpu_atom}/rdpmc
    files (2: RDPMC allowed everywhere, 1: only with a mapped perf event,
-   0: never), or -1 where there is none (no x86 PMU driver). */
-long cpucycles_perf_rdpmc_knob(void);
+   0: never) and that file's path, or -1 where there is none (no x86 PMU
+   driver). */
+long cpucycles_perf_rdpmc_knob(const char **path);
 
 /* 1 if perf_event_paranoid is at most 2 and every rdpmc file is 2, which
    RDPMC without a mapped event needs; else 0 after saying which knob. */

@@ -33,7 +33,11 @@ static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
 {
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
   long long hz = 0;
-  if (cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text) > 0) hz = ppc_timebase_parse(text);
+  long n = cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text);
+  char *cut;
+  /* a last line cut by the buffer is not a line */
+  if (n == (long) sizeof text - 1 && (cut = strrchr(text, '\n'))) cut[1] = 0;
+  if (n > 0) hz = ppc_timebase_parse(text);
   if (hz > 0) {
     cpucycles_say(probe, "rate from the timebase line of /proc/cpuinfo");
     return hz;

@@ -3,7 +3,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  return cpucycles_x86_tsc_setup(probe);
+  return cpucycles_x86_tsc_probe(probe);
 }
 
 long long ticks(void)

@@ -160,7 +160,7 @@ void cpucycles_x86_forget(void)
   facts_asked = tsc_asked = cached = 0;
 }
 
-long long cpucycles_x86_tsc_setup(struct cpucycles_probe *probe)
+long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
 {
   const char *words;
   long long hz;

@@ -4,10 +4,11 @@
 
 #include "counter.h"
 
-/* The setup of every TSC counter: skip where RDTSC faults, else the
+/* The setup of every TSC counter (not named _setup: the counter x86-tsc
+   owns cpucycles_x86_tsc_setup): skip where RDTSC faults, else the
    invariant TSC rate when the CPU (or hypervisor) states it and a short
    measurement agrees within 1%, else MAYBECYCLECOUNTER. */
-long long cpucycles_x86_tsc_setup(struct cpucycles_probe *probe);
+long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where
    it came from or why there is none.  CPUID is asked once per process. */

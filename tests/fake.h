@@ -48,15 +48,36 @@ static long long fake_nanoseconds(void)
   return fake_now;
 }
 
-/* A fault as the kernel reports one (si_code > 0): a real one for
-   SIGSEGV, abort() for SIGABRT, and for the others the signal queued to
-   this thread with a fault's si_code (Linux lets a process send itself
-   that), which stands for an instruction that traps on every ISA. */
+/* A fault as the kernel reports one (si_code > 0): a real one for SIGSEGV
+   and, where this file knows an illegal instruction, for SIGILL; abort()
+   for SIGABRT; for the others the signal queued to this thread with a
+   fault's si_code (Linux lets a process send itself that).  qemu-user takes
+   such a queued signal for a fault of its own and dies, so under emulation
+   the fakes of SIGFPE and SIGBUS execute the illegal instruction instead:
+   fake_signal() says which signal a fake really raises. */
+#if defined(__x86_64__) || defined(__i386__)
+#define ILLEGAL_INSTRUCTION "ud2"
+#elif defined(__aarch64__) || defined(__riscv) || defined(__powerpc__) || defined(__s390x__) || defined(__sparc__)
+#define ILLEGAL_INSTRUCTION ".long 0" /* all zero bits: undefined on these */
+#endif
+
+static int fake_signal(int sig)
+{
+#ifdef ILLEGAL_INSTRUCTION
+  if ((sig == SIGFPE || sig == SIGBUS) && getenv("CPUCYCLES_TEST_EMULATED")) return SIGILL;
+#endif
+  return sig;
+}
+
 static void fake_crash(int sig)
 {
   siginfo_t info;
+  sig = fake_signal(sig);
   if (sig == SIGSEGV) *(volatile int *) 0 = 1;
   if (sig == SIGABRT) abort();
+#ifdef ILLEGAL_INSTRUCTION
+  if (sig == SIGILL) __asm__ __volatile__(ILLEGAL_INSTRUCTION);
+#endif
   memset(&info, 0, sizeof info);
   info.si_signo = sig;
   info.si_code = sig == SIGILL ? ILL_ILLOPC : sig == SIGFPE ? FPE_INTDIV : BUS_ADRERR;

@@ -82,10 +82,12 @@ static long long whole(const char *text, int exp10)
   return !*text && sane(hz) ? hz : 0;
 }
 
+/* A file that fills the buffer is longer than any number: not one. */
 static long long from_file(const char *path, int exp10)
 {
   char text[128];
-  return cpucycles_os_read_text(path, text, sizeof text) > 0 ? whole(text, exp10) : 0;
+  long n = cpucycles_os_read_text(path, text, sizeof text);
+  return n > 0 && n < (long) sizeof text - 1 ? whole(text, exp10) : 0;
 }
 
 /* /proc/cpuinfo lines "KEY<blanks>: VALUE".  Keys seen on Linux: x86
@@ -115,9 +117,12 @@ static long long cpuinfo_line(const char *line)
 
 static long long from_cpuinfo(void)
 {
-  char text[CPUINFO_BYTES];
+  char text[CPUINFO_BYTES], *cut;
   const char *line;
-  if (cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text) <= 0) return 0;
+  long n = cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text);
+  if (n <= 0) return 0;
+  /* a last line cut by the buffer is not a line: 2596.122 must not read 25 */
+  if (n == (long) sizeof text - 1 && (cut = strrchr(text, '\n'))) cut[1] = 0;
   for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
     long long hz = cpuinfo_line(line);
     if (hz) return hz;

@@ -62,6 +62,18 @@ int main(void)
   expect("env_after_os", 1234567890LL, "env");
   machine(0, 0, 0, 0);
   expect("default_when_nothing", 2399987654LL, "default");
+  {
+    /* a line cut by the read limit (8 KiB) is not read as a shorter
+       number: "cpu MHz : 2596.122" cut after "25" must not give 25 MHz */
+    static char big[9000];
+    const char *line = "cpu MHz\t\t: 2596.122\n";
+    size_t pad = 8191 - strlen("cpu MHz\t\t: 25");
+    memset(big, 'x', pad);
+    big[pad - 1] = '\n';
+    strcpy(big + pad, line);
+    machine(0, 0, big, "2000000000");
+    expect("cpuinfo_line_cut_by_the_limit_ignored", 2000000000LL, "env");
+  }
 
   /* bad values are ignored, never trusted */
   {

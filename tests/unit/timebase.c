@@ -63,6 +63,17 @@ int main(void)
         "class %lld after %d reads of /proc/cpuinfo (%s)", class, cpuinfo_reads, probe.why);
   /* (no check that the persecond estimate then reads /proc/cpuinfo no
      more: by design the time base and the estimate each read it) */
+  {
+    /* the timebase line cut by the 64 KiB read is not a shorter rate */
+    static char big[70000];
+    size_t pad = 65535 - strlen("timebase\t: 51200");
+    memset(big, 'x', pad);
+    big[pad - 1] = '\n';
+    strcpy(big + pad, "timebase\t: 512000000\n");
+    cpuinfo = big;
+    class = timebase_class(&probe);
+    check(class == CPUCYCLES_FINDMULTIPLIER, "timebase_line_cut_by_the_limit_ignored", "class %lld", class);
+  }
   cpuinfo = 0;
   class = timebase_class(&probe);
   check(class == CPUCYCLES_FINDMULTIPLIER, "timebase_class_measures_without_cpuinfo", "class %lld (%s)", class,

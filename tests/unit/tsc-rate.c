@@ -70,7 +70,7 @@ static int tsc_runs(void)
 static long long tsc_class(struct cpucycles_probe *probe)
 {
   memset(probe, 0, sizeof *probe);
-  return cpucycles_x86_tsc_setup(probe);
+  return cpucycles_x86_tsc_probe(probe);
 }
 
 /* the real TSC rate, measured here, to make claims that must agree */
