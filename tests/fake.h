@@ -53,20 +53,25 @@ static long long fake_nanoseconds(void)
    for SIGABRT; for the others the signal queued to this thread with a
    fault's si_code (Linux lets a process send itself that).  qemu-user takes
    such a queued signal for a fault of its own and dies, so under emulation
-   the fakes of SIGFPE and SIGBUS execute the illegal instruction instead:
-   fake_signal() says which signal a fake really raises. */
+   the fakes of SIGFPE and SIGBUS execute the illegal instruction instead,
+   or where none is known here, all three fault on memory: fake_signal()
+   says which signal a fake really raises. */
 #if defined(__x86_64__) || defined(__i386__)
-#define ILLEGAL_INSTRUCTION "ud2"
+#define ILLEGAL_INSTRUCTION() __asm__ __volatile__("ud2")
 #elif defined(__aarch64__) || defined(__riscv) || defined(__powerpc__) || defined(__s390x__) || defined(__sparc__)
-#define ILLEGAL_INSTRUCTION ".long 0" /* all zero bits: undefined on these */
+#define ILLEGAL_INSTRUCTION() __asm__ __volatile__(".long 0") /* all zero bits: undefined here */
+#elif defined(__arm__)
+#define ILLEGAL_INSTRUCTION() __builtin_trap() /* udf */
 #endif
 
 static int fake_signal(int sig)
 {
+  if (sig == SIGSEGV || sig == SIGABRT || !getenv("CPUCYCLES_TEST_EMULATED")) return sig;
 #ifdef ILLEGAL_INSTRUCTION
-  if ((sig == SIGFPE || sig == SIGBUS) && getenv("CPUCYCLES_TEST_EMULATED")) return SIGILL;
+  return SIGILL;
+#else
+  return SIGSEGV;
 #endif
-  return sig;
 }
 
 static void fake_crash(int sig)
@@ -76,7 +81,7 @@ static void fake_crash(int sig)
   if (sig == SIGSEGV) *(volatile int *) 0 = 1;
   if (sig == SIGABRT) abort();
 #ifdef ILLEGAL_INSTRUCTION
-  if (sig == SIGILL) __asm__ __volatile__(ILLEGAL_INSTRUCTION);
+  if (sig == SIGILL) ILLEGAL_INSTRUCTION();
 #endif
   memset(&info, 0, sizeof info);
   info.si_signo = sig;

@@ -68,7 +68,7 @@ static void blocked_signals(void)
   fake_select(4, 1000000000, &s);
   pthread_sigmask(SIG_SETMASK, 0, &after);
   pthread_sigmask(SIG_SETMASK, &saved, 0);
-  check(s.trace[0].crash == SIGILL && s.trace[1].crash == SIGSEGV && s.trace[2].crash == fake_signal(SIGBUS) && s.chosen == 3,
+  check(s.trace[0].crash == fake_signal(SIGILL) && s.trace[1].crash == SIGSEGV && s.trace[2].crash == fake_signal(SIGBUS) && s.chosen == 3,
         "blocked_signals_faults_caught", "crashes %d %d %d, chosen %d", s.trace[0].crash, s.trace[1].crash,
         s.trace[2].crash, s.chosen);
   check(same_mask(&before, &after), "blocked_signals_mask_restored_exactly", "the mask changed");
@@ -81,15 +81,20 @@ static char *page;
 static long pagesize;
 static volatile int stop, in_window;
 static long good, bad, during_window;
+static int bad_code;
+static void *bad_addr;
 
 static void on_access(int sig, siginfo_t *info, void *context)
 {
   (void) sig; (void) context;
-  if (info->si_code == SEGV_ACCERR && info->si_addr == (void *) page) {
+  /* the kernel's own report of this fault (some emulators say MAPERR) */
+  if (info->si_code > 0 && info->si_addr == (void *) page) {
     __atomic_add_fetch(&good, 1, __ATOMIC_RELAXED);
     if (in_window) __atomic_add_fetch(&during_window, 1, __ATOMIC_RELAXED);
   } else {
     __atomic_add_fetch(&bad, 1, __ATOMIC_RELAXED);
+    bad_code = info->si_code;
+    bad_addr = info->si_addr;
   }
   mprotect(page, (size_t) pagesize, PROT_READ | PROT_WRITE);
 }
@@ -130,8 +135,9 @@ static void other_threads_faults(void)
   stop = 1;
   for (i = 0; i < TOUCHERS; ++i) pthread_join(t[i], 0);
   check(bad == 0 && good > 0 && during_window > 0, "other_threads_faults_keep_their_siginfo",
-        "%ld faults with the right siginfo (%ld while the guard was up), %ld without", good, during_window, bad);
-  check(s.trace[1].crash == SIGILL && s.chosen == 0, "other_threads_faults_selecting_thread_still_guarded",
+        "%ld faults with the right siginfo (%ld while the guard was up), %ld without (e.g. si_code %d si_addr %p, "
+        "page %p)", good, during_window, bad, bad_code, bad_addr, (void *) page);
+  check(s.trace[1].crash == fake_signal(SIGILL) && s.chosen == 0, "other_threads_faults_selecting_thread_still_guarded",
         "crash %d chosen %d", s.trace[1].crash, s.chosen);
   munmap(page, (size_t) pagesize);
   set_default();
@@ -251,6 +257,7 @@ static void sent_signal_not_swallowed(void)
 
 int main(void)
 {
+  (void) skip; /* check.h's; nothing here is skipped */
   blocked_signals();
   other_threads_faults();
   installed_meanwhile();
