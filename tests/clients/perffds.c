@@ -26,7 +26,7 @@
 #include "serve.h"
 
 /* the E-core PMU's type as a hybrid Intel's sysfs gives it (any number:
-   software_instead swaps the event anyway) */
+   fake_software_cycles swaps the event anyway) */
 #define ATOM_TYPE_FILE "/sys/bus/event_source/devices/cpu_atom/type"
 
 static int perf_fds(void)
@@ -46,15 +46,6 @@ static int perf_fds(void)
   }
   closedir(d);
   return n;
-}
-
-static long software_instead(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
-{
-  struct perf_event_attr a = *(struct perf_event_attr *) attr;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_TASK_CLOCK;
-  a.config1 = 0;
-  return real_perf_event_open(&a, pid, cpu, group_fd, flags);
 }
 
 static long hybrid_read_text(const char *path, char *buf, size_t size)
@@ -78,7 +69,7 @@ int main(int argc, char **argv)
     printf("child %d\n", perf_fds());
     return 0;
   }
-  if (argc > 1) fake_os.perf_event_open = software_instead;
+  if (argc > 1) fake_os.perf_event_open = fake_software_cycles;
   if (argc > 1 && !strcmp(argv[1], "perfonly")) {
     static struct cpucycles_counter table[CPUCYCLES_MAXCOUNTERS];
     static struct cpucycles_selection s;

@@ -7,19 +7,9 @@
    a perf counter really opens, reads and must close fds
    (tests/integration/unload.sh; tests/clients/perffds.c does the same in
    a static program). */
-#include <linux/perf_event.h>
 #include "fakeos.h"
-
-static long software_instead(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
-{
-  struct perf_event_attr a = *(struct perf_event_attr *) attr;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_TASK_CLOCK;
-  a.config1 = 0;
-  return real_perf_event_open(&a, pid, cpu, group_fd, flags);
-}
 
 __attribute__((constructor)) static void softperf(void)
 {
-  fake_os.perf_event_open = software_instead;
+  fake_os.perf_event_open = fake_software_cycles;
 }
