@@ -33,12 +33,6 @@
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
-/* When a run of retries began: one per counter, one for the selection. */
-struct retry_clock {
-  int started;
-  long long began;
-};
-
 /* One candidate while the list is walked. */
 struct candidate {
   long long penalty;
@@ -56,7 +50,7 @@ struct walk {
   int working; /* counters so far that passed the precision test */
   int pending[CPUCYCLES_MAXCOUNTERS]; /* set up, not measured: cannot win */
   int npending;
-  struct retry_clock retries;
+  long long first_retry; /* when the selection's first retry began, or 0 */
 };
 
 static long long persecond(struct walk *w)
@@ -146,19 +140,9 @@ static void add_step(long long step[], int seen[], long long s)
   seen[i] = 1;
 }
 
-static long long since(struct retry_clock *k, long long now)
+static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
 {
-  if (!k->started) {
-    k->started = 1;
-    k->began = now;
-  }
-  return now - k->began;
-}
-
-static long long precision(long long (*read)(void), struct retry_clock *all, const char **fail)
-{
-  long long v[PRECISION_CHUNK];
-  struct retry_clock own = { 0, 0 };
+  long long v[PRECISION_CHUNK], own = 0; /* this counter's first retry */
   int try, i, k;
 
   for (try = 0; try < PRECISION_TRIES; ++try) {
@@ -167,7 +151,9 @@ static long long precision(long long (*read)(void), struct retry_clock *all, con
     if (try) {
       /* the clock is read only for a retry: most counters pass at once */
       long long now = cpucycles_os_nanoseconds();
-      if (since(&own, now) > PRECISION_BUDGET_NS || since(all, now) > RETRY_BUDGET_NS) break;
+      if (!own) own = now;
+      if (!*first_retry) *first_retry = now;
+      if (now - own > PRECISION_BUDGET_NS || now - *first_retry > RETRY_BUDGET_NS) break;
     }
     for (k = 0; k < PRECISION_CALLS; k += PRECISION_CHUNK) {
       for (i = 0; i < PRECISION_CHUNK; ++i) v[i] = read();
@@ -246,7 +232,7 @@ static long long measure(struct walk *w, int i)
   t->scaling = c->scaling;
   t->only32 = c->only32;
   c->read = cpucycles_read_use(counter->ticks, c->scaling, c->only32, c->only32 ? persecond(w) : 0);
-  step = precision(c->read, &w->retries, &fail);
+  step = precision(c->read, &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return 0;
