@@ -1,8 +1,7 @@
 /* clock_gettime(CLOCK_MONOTONIC): nanoseconds, scaled to cycles.  Setup
-   does not read the clock: a process's first clock_gettime costs page
-   faults (30 microseconds in a virtual machine), and on a machine with a
-   better counter this one is never read.  A clock that fails reads 0,
-   which the precision test drops ("never moved"). */
+   does not read the clock, which a machine with a better counter then
+   never does; a clock that fails reads 0, which the precision test drops
+   ("never moved"). */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
 #include "counter.h"

@@ -169,7 +169,13 @@ long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
     cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
     return CPUCYCLES_SKIP;
   }
-  probe->may_trap = faults < 0; /* this OS cannot say */
+  if (faults < 0) {
+    /* this OS cannot say: the wrapper tries RDTSC under its guard, and a
+       stated rate cannot be checked against RDTSC here, so none is used */
+    probe->may_trap = 1;
+    cpucycles_say(probe, "whether RDTSC may run is unknown here: tried under the guard; rate not used");
+    return CPUCYCLES_MAYBECYCLECOUNTER;
+  }
   hz = cpucycles_x86_tsc_hz(&words);
   cpucycles_say(probe, "%s", words);
   return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;

@@ -1,7 +1,7 @@
 /* What the four wrapper files share (all hidden by -fvisibility=hidden):
    cpucycles.c (the API, the once-only first call, fork and unloading),
    select.c (the rule), guard.c (the crash guard and the read functions)
-   and persecond.c (the frequency estimate).  doc/selection.md is the map. */
+   and persecond.c (the frequency estimate).  doc/layout.md is the map. */
 #ifndef CPUCYCLES_INTERNAL_H
 #define CPUCYCLES_INTERNAL_H
 
