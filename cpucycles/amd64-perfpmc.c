@@ -15,7 +15,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   }
   /* open first: where perf has no cycles event the knobs do not matter */
   if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_rdpmc_allowed(probe) || !cpucycles_perf_map(&perf, probe)) goto skip;
+  if (!cpucycles_perf_rdpmc_allowed(probe, 1) || !cpucycles_perf_map(&perf, probe)) goto skip;
   /* the page says whether RDPMC may run, so the read cannot trap */
   if (!perf.page->cap_user_rdpmc) {
     cpucycles_say(probe, "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");

@@ -35,7 +35,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   /* open first: where perf has no cycles event the knobs do not matter */
   if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
   /* rdpmc 2 and a low paranoid setting: RDPMC runs, so it cannot trap */
-  if (!cpucycles_perf_rdpmc_allowed(probe)) {
+  if (!cpucycles_perf_rdpmc_allowed(probe, 0)) {
     cpucycles_perf_close(&perf);
     return CPUCYCLES_SKIP;
   }

@@ -144,7 +144,7 @@ long cpucycles_perf_rdpmc_knob(const char **path)
   return least;
 }
 
-int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe)
+int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
 {
   const char *path;
   long value;
@@ -157,6 +157,10 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe)
     return 0;
   }
   value = cpucycles_perf_rdpmc_knob(&path);
+  if (value < 0 && !page) {
+    cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: cannot tell whether RDPMC may run");
+    return 0;
+  }
   if (value >= 0 && value < RDPMC_ALWAYS) {
     cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
     return 0;

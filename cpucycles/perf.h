@@ -32,9 +32,10 @@ int cpucycles_perf_map(struct cpucycles_perf *p, struct cpucycles_probe *probe);
    driver). */
 long cpucycles_perf_rdpmc_knob(const char **path);
 
-/* 1 if perf_event_paranoid is at most 2 and every rdpmc file is 2, which
-   RDPMC without a mapped event needs; else 0 after saying which knob. */
-int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe);
+/* 1 if perf_event_paranoid is at most 2 and every rdpmc file is 2; else 0
+   after saying which knob.  Without a page (no mapped event whose
+   cap_user_rdpmc can tell) the files must also exist. */
+int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page);
 
 /* What arm64-perfpmc and riscv*-perfrdcycle share: perf_user_access not 0,
    the cycles fds opened with config1, and the page mapped (which is what

@@ -134,7 +134,6 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
   unsigned int r[4];
   char vendor[12];
   if (facts_asked) return &facts;
-  facts_asked = 1;
   memset(&facts, 0, sizeof facts);
   leaf(0, r);
   memcpy(vendor, &r[1], 4);
@@ -152,6 +151,7 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
       facts.fixed_width = (r[3] >> 5) & 0xff;
     }
   }
+  facts_asked = 1; /* only now: a child forked meanwhile asks again */
   return &facts;
 }
 

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include "cpucycles.h"
 #include "internal.h"
@@ -47,7 +48,8 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* this thread runs a job of once() */
-static int trace_wanted, atfork_registered;
+static int trace_wanted, hooks_registered;
+static volatile int exiting;
 static struct cpucycles_selection selection;
 
 /* Runs job exactly once per process; callers that lose the race sleep
@@ -109,13 +111,22 @@ static void child_after_fork(void)
   }
 }
 
-/* dlclose (and exit): give back the chosen counter's fds and mapping.  A
-   call after this (a later destructor) selects again rather than read a
-   closed counter; a read still running in another thread meanwhile is
-   the price of not leaking at every dlclose. */
+/* At exit other threads may still be counting, and the kernel frees
+   everything anyway: nothing is taken back.  exit() runs atexit handlers
+   before destructors; dlclose runs a library's destructors before its
+   atexit handlers (glibc's __cxa_finalize comes last), so the flag tells
+   the two apart. */
+static void at_exit(void)
+{
+  exiting = 1;
+}
+
+/* dlclose: give back the chosen counter's fds and mapping.  Were the
+   library still called (it is not unloaded while others hold it), the
+   next call would select again. */
 __attribute__((destructor)) static void unload(void)
 {
-  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) != DONE) return;
+  if (exiting || __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) != DONE) return;
   __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELEASE);
   __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
   __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
@@ -126,7 +137,7 @@ static void select_job(void)
 {
   struct cpucycles_select_options options;
   ABI_POINTER_RACE();
-  if (!atfork_registered) atfork_registered = !pthread_atfork(0, 0, child_after_fork);
+  if (!hooks_registered) hooks_registered = !pthread_atfork(0, 0, child_after_fork) && !atexit(at_exit);
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
   options.measure_all = trace_wanted;

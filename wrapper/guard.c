@@ -31,7 +31,8 @@ static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
 static void handler(int sig, siginfo_t *info, void *context)
 {
-  const struct sigaction *old = &previous[0];
+  struct sigaction *old = &previous[0], dfl;
+  sigset_t mask, during;
   int i;
   /* ours: a fault (si_code > 0: sent by the kernel) of this thread's probe,
      or the probe's own abort() */
@@ -41,22 +42,33 @@ static void handler(int sig, siginfo_t *info, void *context)
   }
   for (i = 0; i < GUARDED; ++i)
     if (guarded[i] == sig) old = &previous[i];
-  if (old->sa_flags & SA_SIGINFO) {
-    sigset_t mask;
-    pthread_sigmask(SIG_BLOCK, &old->sa_mask, &mask);
-    old->sa_sigaction(sig, info, context);
-    pthread_sigmask(SIG_SETMASK, &mask, 0);
-  } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
-    old->sa_handler(sig);
-  } else if (old->sa_handler == SIG_DFL || info->si_code > 0) {
-    /* the default action (the kernel gives a fault that even when the
-       program ignores it): with the default back, a fault happens again
+  memset(&dfl, 0, sizeof dfl);
+  dfl.sa_handler = SIG_DFL;
+  if (old->sa_handler == SIG_IGN) {
+    /* ignored, unless it is a fault, which the kernel never ignores */
+    if (info->si_code > 0) sigaction(sig, &dfl, 0);
+  } else if (old->sa_handler == SIG_DFL) {
+    /* the default action: with the default back, a fault happens again
        when we return, and a sent signal is sent again */
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
     sigaction(sig, &dfl, 0);
     if (info->si_code <= 0) raise(sig);
+  } else {
+    /* the program's handler, run as the kernel would have run it */
+    struct sigaction theirs = *old;
+    if (theirs.sa_flags & SA_RESETHAND) *old = dfl;
+    during = theirs.sa_mask;
+    if (!(theirs.sa_flags & SA_NODEFER)) sigaddset(&during, sig);
+    pthread_sigmask(SIG_BLOCK, &during, &mask);
+    if (theirs.sa_flags & SA_NODEFER) {
+      sigemptyset(&during);
+      sigaddset(&during, sig);
+      pthread_sigmask(SIG_UNBLOCK, &during, 0);
+    }
+    if (theirs.sa_flags & SA_SIGINFO)
+      theirs.sa_sigaction(sig, info, context);
+    else
+      theirs.sa_handler(sig);
+    pthread_sigmask(SIG_SETMASK, &mask, 0);
   }
 }
 
@@ -65,6 +77,9 @@ static int is_ours(const struct sigaction *a)
   return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler;
 }
 
+/* The program's handler is saved before ours goes in, so that a signal in
+   another thread finds it at once, and saved again from what the swap
+   returns, in case it changed in between. */
 static void install(void)
 {
   struct sigaction ours, old;
@@ -73,11 +88,11 @@ static void install(void)
   ours.sa_sigaction = handler;
   ours.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&ours.sa_mask);
-  for (i = 0; i < GUARDED; ++i) {
-    sigaction(guarded[i], &ours, &old);
-    if (!is_ours(&old)) previous[i] = old;
-  }
   up = 1;
+  for (i = 0; i < GUARDED; ++i) {
+    if (sigaction(guarded[i], 0, &old) == 0 && !is_ours(&old)) previous[i] = old;
+    if (sigaction(guarded[i], &ours, &old) == 0 && !is_ours(&old)) previous[i] = old;
+  }
 }
 
 static void uninstall(void)
@@ -92,16 +107,22 @@ static void uninstall(void)
   up = 0;
 }
 
+/* The guarded signals are unblocked for the read, except one the caller
+   blocked and that is already pending (for sigwait, say): that one stays
+   the caller's. */
 int cpucycles_guard_read(long long (*ticks)(void))
 {
   sigjmp_buf here;
-  sigset_t unblock, mask;
+  sigset_t unblock, mask, pending;
   int i;
 
+  pthread_sigmask(SIG_SETMASK, 0, &mask);
+  sigpending(&pending);
   sigemptyset(&unblock);
-  for (i = 0; i < GUARDED; ++i) sigaddset(&unblock, guarded[i]);
+  for (i = 0; i < GUARDED; ++i)
+    if (!sigismember(&mask, guarded[i]) || !sigismember(&pending, guarded[i])) sigaddset(&unblock, guarded[i]);
   install();
-  pthread_sigmask(SIG_UNBLOCK, &unblock, &mask);
+  pthread_sigmask(SIG_UNBLOCK, &unblock, 0);
   if (!sigsetjmp(here, 0)) {
     caught = 0;
     escape = &here;

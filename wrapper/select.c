@@ -184,8 +184,9 @@ static int set_up(struct walk *w, int i)
   struct cpucycles_trace *t = &w->out->trace[i];
   long long setup;
 
+  if (c->open) counter->close(); /* a wanted counter that failed is set up again */
   memset(c, 0, sizeof *c);
-  memset(t, 0, sizeof *t); /* a wanted counter that failed is set up again */
+  memset(t, 0, sizeof *t);
   setup = t->setup = counter->setup(&t->probe);
   c->open = 1; /* even a skip may have half-opened something */
   if (setup == CPUCYCLES_SKIP) {

@@ -162,6 +162,51 @@ static int perf_counter_in_child(void)
   return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
 }
 
+/* exit: a thread still counting while the process exits must see no
+   count go backwards and no second selection (nothing is taken back at
+   exit).  This destructor runs after the library's (static link order)
+   and gives the thread 50 ms to look. */
+static volatile int exit_case, exit_bad, perf_opens;
+
+static long counting_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  ++perf_opens;
+  return fake_software_cycles(attr, pid, cpu, group_fd, flags);
+}
+
+static void *counting(void *arg)
+{
+  long long previous = cpucycles(), now;
+  int opens = perf_opens;
+  (void) arg;
+  for (;;) {
+    now = cpucycles();
+    if (now < previous || perf_opens != opens) exit_bad = 1;
+    previous = now;
+  }
+  return 0;
+}
+
+__attribute__((destructor)) static void after_library(void)
+{
+  if (!exit_case) return;
+  pause_ns(50000000);
+  _exit(exit_bad ? 1 : 0);
+}
+
+static int counting_through_exit(void)
+{
+  pthread_t t;
+  fake_os.perf_event_open = counting_open;
+  setenv("CPUCYCLES_IMPLEMENTATION", "default-perfevent", 1);
+  cpucycles();
+  if (strcmp(cpucycles_implementation(), "default-perfevent")) return 77;
+  pthread_create(&t, 0, counting, 0);
+  pause_ns(10000000);
+  exit_case = 1;
+  exit(0);
+}
+
 /* each case in a fresh process; its exit status is the verdict */
 static int fresh(int (*test)(void))
 {
@@ -190,5 +235,10 @@ int main(void)
     skip("fork_child_counts_own_work_with_perf_counter", "the kernel refused software perf events here");
   else
     check(r == 0, "fork_child_counts_own_work_with_perf_counter", "status %d (1: counts did not advance)", r);
+  r = fresh(counting_through_exit);
+  if (r == 77)
+    skip("thread_counting_through_exit_unharmed", "the kernel refused software perf events here");
+  else
+    check(r == 0, "thread_counting_through_exit_unharmed", "status %d (1: backwards or selected again)", r);
   return checks_failed();
 }

@@ -255,6 +255,79 @@ static void sent_signal_not_swallowed(void)
   set_default();
 }
 
+/* The program's dispositions are honoured as the kernel would: an
+   ignored signal sent during a probe stays ignored (even when sa_flags
+   says SA_SIGINFO), a one-shot handler (SA_RESETHAND) runs once, and a
+   signal the caller blocked and left pending stays pending. */
+static void kill_fpe(void)
+{
+  kill(getpid(), SIGFPE);
+}
+
+static int oneshot_calls;
+
+static void oneshot(int sig)
+{
+  (void) sig;
+  ++oneshot_calls;
+}
+
+static void kill_bus(void)
+{
+  kill(getpid(), SIGBUS);
+}
+
+static void dispositions(void)
+{
+  struct sigaction a;
+  sigset_t bus, saved, pending;
+  memset(&a, 0, sizeof a);
+  a.sa_handler = SIG_IGN;
+  a.sa_flags = SA_SIGINFO; /* legal, and the union then holds SIG_IGN */
+  sigaction(SIGFPE, &a, 0);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = kill_fpe;
+  fake_select(1, 1000000000, &s);
+  check(s.trace[0].crash == 0 && s.chosen == 0, "ignored_signal_with_siginfo_flag_stays_ignored",
+        "crash %d chosen %d", s.trace[0].crash, s.chosen);
+
+  /* SIGBUS with a one-shot handler: a kill runs it and puts the default
+     back, as the kernel would have */
+  memset(&a, 0, sizeof a);
+  a.sa_handler = oneshot;
+  a.sa_flags = SA_RESETHAND;
+  sigemptyset(&a.sa_mask);
+  sigaction(SIGBUS, &a, 0);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = kill_bus;
+  oneshot_calls = 0;
+  fake_select(1, 1000000000, &s);
+  sigaction(SIGBUS, 0, &a);
+  check(oneshot_calls == 1 && a.sa_handler == SIG_DFL && s.chosen == 0, "one_shot_handler_runs_once",
+        "ran %d times; disposition %s after", oneshot_calls, a.sa_handler == SIG_DFL ? "default" : "not default");
+
+  sigemptyset(&bus);
+  sigaddset(&bus, SIGBUS);
+  signal(SIGBUS, oneshot);
+  pthread_sigmask(SIG_BLOCK, &bus, &saved);
+  raise(SIGBUS);
+  oneshot_calls = 0;
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fake_select(1, 1000000000, &s);
+  sigpending(&pending);
+  check(sigismember(&pending, SIGBUS) && oneshot_calls == 0 && s.chosen == 0,
+        "blocked_pending_signal_stays_pending", "pending %d, handler ran %d times", sigismember(&pending, SIGBUS),
+        oneshot_calls);
+  pthread_sigmask(SIG_SETMASK, &saved, 0); /* now it is taken */
+  set_default();
+}
+
 int main(void)
 {
   (void) skip; /* check.h's; nothing here is skipped */
@@ -263,5 +336,6 @@ int main(void)
   installed_meanwhile();
   guard_only_what_can_fault();
   sent_signal_not_swallowed();
+  dispositions();
   return checks_failed();
 }

@@ -360,6 +360,14 @@ static void knobs(void)
   class = probe(ff, &says);
   check(class == CPUCYCLES_SKIP && has(says, "kernel without perf_event"), "no_paranoid_file_skips",
         "class %lld, says '%s'", class, says);
+  /* no rdpmc file (a chroot without /sys, a kernel without the x86 PMU
+     driver): RDPMC of the fixed counter would fault, so no perfpmcff */
+  machine(INTEL);
+  memset(files, 0, sizeof files);
+  file("/proc/sys/kernel/perf_event_paranoid", "2\n");
+  class = probe(ff, &says);
+  check(class == CPUCYCLES_SKIP && has(says, "no /sys/devices/cpu/rdpmc") && still_open() == 0,
+        "no_rdpmc_file_skips_perfpmcff", "class %lld, %d open, says '%s'", class, still_open(), says);
 
 }
 
