@@ -35,16 +35,19 @@ struct fake {
   long long advance_ns; /* fake time that passes per read */
   int wrap32;
   void (*during)(void); /* called inside the first read */
+  long long origin, ns_per_tick; /* FAKE_CLOCK in integers: origin + now / ns_per_tick */
 };
 
 #define FAKES 8
 static struct fake fakes[FAKES];
 static long long fake_now;      /* fake time in ns */
 static long long fake_clock_step = 50; /* ns per nanoseconds() call */
+static long long fake_clock_reads;       /* nanoseconds() calls */
 
 static long long fake_nanoseconds(void)
 {
   fake_now += fake_clock_step;
+  ++fake_clock_reads;
   return fake_now;
 }
 
@@ -103,7 +106,7 @@ static long long fake_read(int i)
     case FAKE_DECREASE: f->value += (f->calls & 1) ? 5 : -1; return f->value;
     case FAKE_STUCK: return 42;
     case FAKE_CLOCK: {
-      long long t = (long long) ((double) fake_now * f->ticks_per_ns);
+      long long t = f->ns_per_tick ? f->origin + fake_now / f->ns_per_tick : (long long) ((double) fake_now * f->ticks_per_ns);
       return f->wrap32 ? (long long) (t & 0xffffffffLL) : t;
     }
   }
@@ -140,6 +143,7 @@ static void fake_reset(void)
   memset(fakes, 0, sizeof fakes);
   fake_now = 1000000000LL;
   fake_clock_step = 50;
+  fake_clock_reads = 0;
   fake_os.nanoseconds = fake_nanoseconds;
 }
 

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "cpucycles.h"
 #include "internal.h"
@@ -44,6 +45,7 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 #define DONE 2
 #define WAIT_FIRST_NS 1000  /* a waiter sleeps 1 microsecond, then ... */
 #define WAIT_MOST_NS 256000 /* ... twice as long each time, up to this */
+#define PERSECOND_MEASURED_LEAST 1000000 /* a measured rate below 1 MHz is no rate */
 
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
@@ -61,14 +63,15 @@ static struct cpucycles_selection selection;
    itself. */
 static int once(int *state, void (*job)(void))
 {
-  int expected = NOT_STARTED, cancel;
+  int expected = NOT_STARTED, cancel, was;
   long wait_ns = WAIT_FIRST_NS;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    was = running_here; /* a job may run another (the trace asks for persecond) */
     running_here = 1;
     job();
-    running_here = 0;
+    running_here = was;
     __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
     pthread_setcancelstate(cancel, &cancel);
     return 1;
@@ -133,6 +136,8 @@ __attribute__((destructor)) static void unload(void)
   cpucycles_counters[selection.chosen].close();
 }
 
+static void print_trace(void);
+
 static void select_job(void)
 {
   struct cpucycles_select_options options;
@@ -144,6 +149,7 @@ static void select_job(void)
   cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &selection);
   /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
+  if (trace_wanted) print_trace();
 }
 
 static long long first_call(void)
@@ -153,10 +159,31 @@ static long long first_call(void)
 }
 
 /* Selection asks for persecond only when a counter needs scaling; if it
-   did not, the estimate is made on the first cpucycles_persecond(). */
+   did not, the estimate is made here, at the first cpucycles_persecond().
+   Where the OS states no rate and a core cycle counter was chosen, its
+   rate is measured instead (a few ms).  A chosen counter with a stated
+   rate is timed too, and a rate off by more than 1% is said in the trace
+   (checked here, not in the first call, which must not wait). */
+#define STATED_TOLERANCE 0.01
+
 static void persecond_job(void)
 {
-  if (!selection.persecond) selection.persecond = cpucycles_persecond_estimate(&selection.persecond_source);
+  struct cpucycles_selection *s = &selection;
+  struct cpucycles_trace *t = &s->trace[s->chosen];
+  long long (*ticks)(void) = cpucycles_counters[s->chosen].ticks;
+  int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32);
+  if (!s->persecond) {
+    s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
+    if (core && !strcmp(s->persecond_source, "default")) {
+      long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
+      if (hz >= PERSECOND_MEASURED_LEAST) {
+        s->persecond = hz;
+        s->persecond_source = "measured";
+        s->persecond_counter = s->chosen;
+      }
+    }
+  }
+  if (t->precision && t->setup > 0) t->measured_hz = (long long) cpucycles_measured_hz(ticks, 0);
 }
 
 long long cpucycles_persecond(void)
@@ -179,24 +206,37 @@ const char *cpucycles_version(void)
   return "20261202";
 }
 
-/* The trace (format in doc/api.md): the reference's tracesetup lines, then
-   our lines on where persecond came from and what became of each counter. */
-void cpucycles_tracesetup(void)
+/* The trace (format in doc/api.md): the reference's tracesetup lines,
+   then our lines on where persecond came from and what became of each
+   counter.  Asked for before the first call, it is printed by the first
+   call, which then measures every counter. */
+static void print_name(const char *name)
+{
+  int i;
+  for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
+    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ? name[i] : '?');
+}
+
+static void print_trace(void)
 {
   const struct cpucycles_selection *s = &selection;
   int i;
-  /* called before the first call, the trace measures every counter */
-  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) trace_wanted = 1;
-  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job)) return;
+  once(&persecond_state, persecond_job);
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, cpucycles_counters[i].name,
-           s->trace[i].precision, s->trace[i].precision ? s->trace[i].scaling : 0.0, s->trace[i].only32);
-  printf("cpucycles persecond-source %s\n", s->persecond_source);
-  if (s->wanted)
-    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=%s %s%s\n", s->wanted,
-           s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+           s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
+  printf("cpucycles persecond-source %s", s->persecond_source);
+  if (!strcmp(s->persecond_source, "measured"))
+    printf(" %s against CLOCK_MONOTONIC", cpucycles_counters[s->persecond_counter].name);
+  printf("\n");
+  if (s->wanted) {
+    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=");
+    print_name(s->wanted);
+    printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+  }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_trace *t = &s->trace[i];
+    double off = t->measured_hz ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", cpucycles_counters[i].name);
     if (i == s->chosen && t->precision)
       printf("chosen: precision %lld", t->precision);
@@ -207,6 +247,19 @@ void cpucycles_tracesetup(void)
              s->trace[s->chosen].precision);
     else
       printf("dropped: %s", t->fail ? t->fail : "unknown");
-    printf("%s%s\n", t->probe.why[0] ? "; " : "", t->probe.why);
+    printf("%s%s", t->probe.why[0] ? "; " : "", t->probe.why);
+    if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
+      printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
+    printf("\n");
   }
+  fflush(stdout);
+}
+
+void cpucycles_tracesetup(void)
+{
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) {
+    trace_wanted = 1;
+    return;
+  }
+  if (once(&selection_state, select_job)) print_trace();
 }

@@ -139,23 +139,34 @@ void cpucycles_guard_forget(void)
   if (up) uninstall();
 }
 
-/* A scaled off-core clock: ticks times scaling, as an offset from the ticks
-   seen at selection, so that the double product stays exact for the life
-   of the process.  base_out is base_in times scaling, so that two processes
-   still get comparable counts. */
+/* A scaled off-core clock: base_out + (ticks - base_in) * mult / 2^shift,
+   in integers, as kernel clocksources scale: 32 significant bits of the
+   scaling, and no overflow for any gap whose result fits (the product is
+   taken in two 32-bit halves).  base_in is the ticks seen at selection;
+   base_out is base_in scaled, so that two processes get comparable counts,
+   or 0 where that does not fit in 62 bits (an epoch clock at a high
+   rate: default-gettimeofday above 2.6 GHz, say). */
 static long long (*raw)(void);
-static double scale;
+static unsigned long long mult;
+static int shift;
 static long long base_in, base_out;
+
+static unsigned long long scale_up(unsigned long long d)
+{
+  unsigned long long hi = (d >> 32) * mult, lo = (d & 0xffffffffULL) * mult;
+  return (hi << (32 - shift)) + (lo >> shift);
+}
 
 long long cpucycles_read_scaled(void)
 {
-  return base_out + (long long) ((double) (raw() - base_in) * scale);
+  long long d = raw() - base_in;
+  return base_out + (d >= 0 ? (long long) scale_up((unsigned long long) d) : -(long long) scale_up(0ULL - (unsigned long long) d));
 }
 
 /* A 32-bit counter extended to 64 bits: the clock says how many ticks
-   should have passed since this thread's previous read, which says how
-   many times the low 32 bits wrapped.  Right while the persecond estimate
-   is off by less than half a wrap period per read interval. */
+   should have passed since this thread's previous read, at the counter's
+   own rate measured at selection, which says how many times the low 32
+   bits wrapped. */
 #define WRAP 4294967296.0
 
 static double ticks_per_ns;
@@ -179,22 +190,22 @@ long long cpucycles_read_extended(void)
   return value;
 }
 
-long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
-                               long long persecond))(void)
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz))(void)
 {
   raw = ticks;
-  scale = scaling;
   if (only32) {
-    ticks_per_ns = (double) persecond / 1e9;
+    ticks_per_ns = hz / 1e9;
     start_value = (long long) ((unsigned long long) raw() & 0xffffffffULL);
     start_ns = cpucycles_os_nanoseconds();
     last_set = 0;
     return cpucycles_read_extended;
   }
-  if (scaling != 1) {
-    base_in = raw();
-    base_out = (long long) ((double) base_in * scaling);
-    return cpucycles_read_scaled;
-  }
-  return ticks;
+  if (scaling == 1) return ticks;
+  for (shift = 32; shift > 0 && scaling * (double) (1ULL << shift) >= WRAP; --shift) continue;
+  mult = (unsigned long long) (scaling * (double) (1ULL << shift) + 0.5);
+  base_in = raw();
+  base_out = 0;
+  if (base_in > 0 && ((unsigned long long) base_in >> 32) * mult < 1ULL << (30 + shift))
+    base_out = (long long) scale_up((unsigned long long) base_in);
+  return cpucycles_read_scaled;
 }

@@ -17,6 +17,7 @@ struct cpucycles_trace {
   double scaling;      /* cycles per tick (1: read as it is) */
   int only32;
   int crash;           /* the signal a guarded read raised, or 0 */
+  long long measured_hz; /* a stated rate's check at the first persecond, or 0 */
   const char *fail;    /* the wrapper's words when it dropped the counter */
   struct cpucycles_probe probe; /* the counter's own words and flags */
 };
@@ -24,6 +25,7 @@ struct cpucycles_trace {
 struct cpucycles_selection {
   long long persecond;        /* 0 until some counter or caller needs it */
   const char *persecond_source;
+  int persecond_counter;      /* the counter whose rate was measured, if "measured" */
   int count;                  /* counters in the table */
   int chosen;                 /* index into the table */
   long long (*read)(void);    /* what cpucycles will point at */
@@ -43,6 +45,10 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out);
 
+/* select.c: a counter's rate in ticks per second, timed against the
+   monotonic clock over a few milliseconds (only32: counting modulo 2^32). */
+double cpucycles_measured_hz(long long (*ticks)(void), int only32);
+
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */
 int cpucycles_guard_read(long long (*ticks)(void));
@@ -50,9 +56,9 @@ int cpucycles_guard_read(long long (*ticks)(void));
 void cpucycles_guard_forget(void);
 
 /* guard.c: the function cpucycles() points at for a counter (its own
-   ticks, or a scaled or extended read of it), set up to read it now. */
-long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
-                               long long persecond))(void);
+   ticks, or a scaled read, or a 32-bit counter extended using its rate
+   of hz ticks per second), set up to read it now. */
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz))(void);
 long long cpucycles_read_scaled(void);
 long long cpucycles_read_extended(void);
 

@@ -18,8 +18,8 @@
 #define PRECISION_BUDGET_NS 5000000LL  /* one counter's retries stop after 5 ms */
 #define RETRY_BUDGET_NS 20000000LL     /* all retries stop 20 ms after the first */
 
-#define MULTIPLIER_ESTIMATES 3
-#define MULTIPLIER_WINDOW_NS 1000000LL /* 1 ms per estimate */
+#define RATE_WINDOWS 3               /* a rate is timed over 3 windows ... */
+#define RATE_WINDOW_NS 1000000LL     /* ... of 1 ms each */
 #define MULTIPLIER_SLOP 0.2
 #define MULTIPLIER_MAXDENOMINATOR 1024
 #define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
@@ -53,10 +53,24 @@ struct walk {
   long long first_retry; /* when the selection's first retry began, or 0 */
 };
 
+static double measured_hz(long long (*ticks)(void), int only32);
+
+/* persecond, asked only when a counter needs it.  Where the OS states no
+   rate but a core cycle counter already works, that counter's measured
+   rate is the honest figure (most arm64 machines have no cpufreq). */
 static long long persecond(struct walk *w)
 {
   struct cpucycles_selection *out = w->out;
-  if (!out->persecond) out->persecond = w->options->persecond(&out->persecond_source);
+  int k;
+  if (out->persecond) return out->persecond;
+  out->persecond = w->options->persecond(&out->persecond_source);
+  for (k = 0; !strcmp(out->persecond_source, "default") && k < out->count; ++k)
+    if (out->trace[k].precision && w->c[k].penalty <= PENALTY_EXTEND32) {
+      out->persecond = (long long) measured_hz(w->table[k].ticks, w->c[k].only32);
+      out->persecond_source = "measured";
+      out->persecond_counter = k;
+      break;
+    }
   return out->persecond;
 }
 
@@ -80,9 +94,7 @@ static void drop(struct walk *w, int i, const char *why)
   w->c[i].open = 0;
 }
 
-/* FINDMULTIPLIER: the clock timed against the monotonic clock; persecond
-   over its rate must be close to n/d for a small power-of-two d, the same
-   in every estimate.  Returns the scaling, or 0 if none fits. */
+/* A counter's rate, timed against the monotonic clock over a window. */
 static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
 {
   long long before = 0;
@@ -97,22 +109,49 @@ static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
   *ns -= (*ns - before) / 2;
 }
 
-static double find_multiplier(long long (*ticks)(void), long long hz)
+static double window_hz(long long (*ticks)(void), int only32)
 {
-  double ratio[MULTIPLIER_ESTIMATES];
+  long long t0, r0, r1, t1, moved;
+  endpoint(ticks, &r0, &t0);
+  do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
+  endpoint(ticks, &r1, &t1);
+  moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
+  return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
+}
+
+/* the median of RATE_WINDOWS windows */
+static double measured_hz(long long (*ticks)(void), int only32)
+{
+  double hz[RATE_WINDOWS], t;
+  int i, j;
+  for (i = 0; i < RATE_WINDOWS; ++i) {
+    hz[i] = window_hz(ticks, only32);
+    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) t = hz[j], hz[j] = hz[j - 1], hz[j - 1] = t;
+  }
+  return hz[RATE_WINDOWS / 2];
+}
+
+double cpucycles_measured_hz(long long (*ticks)(void), int only32)
+{
+  return measured_hz(ticks, only32);
+}
+
+/* FINDMULTIPLIER: persecond over the clock's rate must be close to n/d for
+   a small power-of-two d, the same in every window.  Returns the scaling,
+   or 0 if none fits. */
+static double find_multiplier(long long (*ticks)(void), long long persecond)
+{
+  double ratio[RATE_WINDOWS];
   int i, d;
-  for (i = 0; i < MULTIPLIER_ESTIMATES; ++i) {
-    long long t0, r0, r1, t1;
-    endpoint(ticks, &r0, &t0);
-    do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < MULTIPLIER_WINDOW_NS);
-    endpoint(ticks, &r1, &t1);
-    if (r1 <= r0) return 0;
-    ratio[i] = (double) hz * (double) (t1 - t0) / 1e9 / (double) (r1 - r0);
+  for (i = 0; i < RATE_WINDOWS; ++i) {
+    double hz = window_hz(ticks, 0);
+    if (hz <= 0) return 0;
+    ratio[i] = (double) persecond / hz;
   }
   for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
     double n = (double) (long long) (ratio[0] * d + 0.5);
     int fits = n >= 1;
-    for (i = 0; fits && i < MULTIPLIER_ESTIMATES; ++i)
+    for (i = 0; fits && i < RATE_WINDOWS; ++i)
       fits = ratio[i] * d - n >= -MULTIPLIER_SLOP && ratio[i] * d - n <= MULTIPLIER_SLOP;
     if (fits) return n / d;
   }
@@ -232,7 +271,8 @@ static long long measure(struct walk *w, int i)
   }
   t->scaling = c->scaling;
   t->only32 = c->only32;
-  c->read = cpucycles_read_use(counter->ticks, c->scaling, c->only32, c->only32 ? persecond(w) : 0);
+  /* a 32-bit counter is measured raw: its penalty prices the extension */
+  c->read = c->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, c->scaling, 0, 0);
   step = precision(c->read, &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
@@ -311,9 +351,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     out->read = table[count - 1].ticks;
     return;
   }
-  {
-    struct candidate *c = &w.c[out->chosen];
-    out->read = cpucycles_read_use(table[out->chosen].ticks, c->scaling, c->only32,
-                                   c->only32 ? out->persecond : 0);
-  }
+  /* a 32-bit counter is extended at its own rate, timed here */
+  out->read = cpucycles_read_use(table[out->chosen].ticks, w.c[out->chosen].scaling, w.c[out->chosen].only32,
+                                 w.c[out->chosen].only32 ? measured_hz(table[out->chosen].ticks, 1) : 0);
 }

@@ -1,5 +1,7 @@
 /* Scaling of off-core clocks, the multiplier search, and the extension of
    32-bit counters, against fake counters on a fake clock. */
+#include <stdio.h>
+#include <string.h>
 #include "check.h"
 #include "fake.h"
 
@@ -82,11 +84,109 @@ static void extend32(void)
         "only %lld ticks", previous - first);
 }
 
+/* Epoch clocks at high rates: default-gettimeofday counts microseconds
+   since 1970 (about 1.77e15), which times 5800 (a 5.8 GHz desktop) no
+   longer fits in 63 bits, nor does the s390x TOD clock (about 7e18 since
+   1972) times 1.34 (5.5 GHz).  Counts must not go negative, must increase, and be
+   exact over a second and over a year. */
+static void epoch_clock(const char *name, long long persecond)
+{
+  long long a, b, c;
+  char label[96];
+  fake_reset();
+  fakes[0].setup = 1000000;
+  fakes[0].kind = FAKE_CLOCK;
+  fakes[0].ns_per_tick = 1000;
+  fakes[0].origin = 1770000000000000LL;
+  fakes[0].advance_ns = 1000;
+  fake_select(1, persecond, &s);
+  fake_clock_step = 0;
+  fakes[0].advance_ns = 0; /* time moves only when the test says */
+  a = s.read();
+  fake_now += 1000000000LL;
+  b = s.read();
+  fake_now += 31536000000000000LL; /* a year later */
+  c = s.read();
+  snprintf(label, sizeof label, "%s_counts_exact", name);
+  check(s.chosen == 0 && s.read == cpucycles_read_scaled && a >= 0 && b - a == persecond &&
+        c - b == persecond / 1000000 * 31536000000000LL, label,
+        "a %lld, a second %lld (want %lld), a year %lld", a, b - a, persecond, c - b);
+}
+
+static void tod_clock(void)
+{
+  long long a, b;
+  fake_reset();
+  fake_stepper(0, 4096000000LL, 4096); /* one microsecond a read */
+  fakes[0].value = 6980000000000000000LL;
+  fake_select(1, 5500000000LL, &s); /* scaling 5.5/4.096 = 1375/1024 */
+  a = s.read();
+  b = s.read();
+  check(a > 0 && b - a == 5500, "s390x_tod_at_5500_mhz_counts_exact", "a %lld, step %lld", a, b - a);
+}
+
+/* A 32-bit counter is measured raw (its penalty prices the extension):
+   the precision test reads no clock for it. */
+static void extend32_measured_raw(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_EXTEND32, 8);
+  fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 1);
+  fake_select(2, 1000000000, &s);
+  check(s.chosen == 1 && s.trace[0].precision == 308 && fake_clock_reads == 0, "extend32_precision_reads_no_clock",
+        "chosen %d, precision %lld, %lld clock reads", s.chosen, s.trace[0].precision, fake_clock_reads);
+}
+
+/* Where the OS states no rate, a working core cycle counter's measured
+   rate is persecond, and the off-core clocks are scaled by it. */
+static long long default_persecond(const char **source)
+{
+  *source = "default";
+  return 2399987654LL;
+}
+
+static void measured_persecond(void)
+{
+  struct cpucycles_select_options options = { default_persecond, 0, 1 };
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; /* 1 GHz of core cycles */
+  fakes[0].kind = FAKE_CLOCK;
+  fakes[0].ticks_per_ns = 1;
+  fakes[0].advance_ns = 1;
+  fakes[1].setup = 62500000; /* a 62.5 MHz timer, as qemu's arm64 gives */
+  fakes[1].kind = FAKE_CLOCK;
+  fakes[1].ticks_per_ns = 0.0625;
+  fakes[1].advance_ns = 16;
+  cpucycles_select(fake_table, 2, &options, &s);
+  check(s.persecond > 999000000 && s.persecond < 1001000000 && !strcmp(s.persecond_source, "measured") &&
+        s.persecond_counter == 0 && s.trace[1].scaling > 15.98 && s.trace[1].scaling < 16.02,
+        "measured_persecond_from_core_counter", "persecond %lld from %s, timer scaled by %f", s.persecond,
+        s.persecond_source, s.trace[1].scaling);
+}
+
+/* A counter that set up and then failed keeps its scaling in the trace,
+   which tells it from one that skipped. */
+static void failed_keeps_scaling(void)
+{
+  fake_reset();
+  fakes[0].setup = 1000000;
+  fakes[0].kind = FAKE_STUCK;
+  fake_select(1, 3000000000LL, &s);
+  check(s.trace[0].precision == 0 && s.trace[0].scaling == 3000, "failed_counter_keeps_its_scaling",
+        "precision %lld scaling %f", s.trace[0].precision, s.trace[0].scaling);
+}
+
 int main(void)
 {
   (void) skip; (void) fake_stepper; (void) fake_trapper; /* shared helpers this test has no use for */
   fixed_rate();
   find_multiplier();
   extend32();
+  epoch_clock("gettimeofday_at_5800_mhz", 5800000000LL);
+  epoch_clock("gettimeofday_at_7500_mhz", 7500000000LL);
+  tod_clock();
+  extend32_measured_raw();
+  measured_persecond();
+  failed_keeps_scaling();
   return checks_failed();
 }
