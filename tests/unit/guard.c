@@ -310,6 +310,13 @@ static void dispositions(void)
   check(oneshot_calls == 1 && a.sa_handler == SIG_DFL && s.chosen == 0, "one_shot_handler_runs_once",
         "ran %d times; disposition %s after", oneshot_calls, a.sa_handler == SIG_DFL ? "default" : "not default");
 
+  if (getenv("CPUCYCLES_TEST_EMULATED")) {
+    /* qemu-user's sigpending does not see a blocked signal raised in the
+       guest (it reports 0 where Linux reports 1) */
+    skip("blocked_pending_signal_stays_pending", "qemu-user's sigpending does not report pending signals");
+    set_default();
+    return;
+  }
   sigemptyset(&bus);
   sigaddset(&bus, SIGBUS);
   signal(SIGBUS, oneshot);
@@ -330,7 +337,6 @@ static void dispositions(void)
 
 int main(void)
 {
-  (void) skip; /* check.h's; nothing here is skipped */
   blocked_signals();
   other_threads_faults();
   installed_meanwhile();
