@@ -159,8 +159,9 @@ static unsigned long long scale_up(unsigned long long d)
 
 long long cpucycles_read_scaled(void)
 {
-  long long d = raw() - base_in;
-  return base_out + (d >= 0 ? (long long) scale_up((unsigned long long) d) : -(long long) scale_up(0ULL - (unsigned long long) d));
+  unsigned long long d = (unsigned long long) (raw() - base_in);
+  if (d < 1ULL << 32) return base_out + (long long) ((d * mult) >> shift); /* the usual gap */
+  return base_out + ((long long) d >= 0 ? (long long) scale_up(d) : -(long long) scale_up(0ULL - d));
 }
 
 /* A 32-bit counter extended to 64 bits: the clock says how many ticks
