@@ -7,7 +7,15 @@ check() {
   name=$1; why=$2; shift 2
   if "$@"; then pass "$name"; else fail "$name" "$why"; fi
 }
+# d=$(tmpdir): a fresh scratch directory.  Called in $(...), where exit
+# would leave the script going on with an empty d (and writing its files
+# to /, or installing into /usr): so a failure ends the script itself
+# ($$ is the script's shell, even in the subshell).
 tmpdir() {
-  d=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-test.XXXXXX") || exit 1
+  d=$(mktemp -d "${TMPDIR:-/tmp}/cpucycles-test.XXXXXX") && [ -n "$d" ] && [ -d "$d" ] || {
+    fail tmpdir "cannot make a directory under ${TMPDIR:-/tmp}" >&2
+    kill -TERM $$
+    exit 1
+  }
   echo "$d"
 }
