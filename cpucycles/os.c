@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -23,16 +24,31 @@
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
 #endif
+#ifndef O_NOCTTY
+#define O_NOCTTY 0
+#endif
 
-long cpucycles_os_read_text(const char *path, char *buf, size_t size)
+/* Only regular files: a FIFO would block the open and every read, and a
+   device may never end (or act on being opened), so the path is checked
+   before the open and the file again after it (it may have been swapped
+   meanwhile).  O_NONBLOCK keeps even that open from waiting.  lseek and
+   read rather than pread: all of these are async-signal-safe. */
+long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t size)
 {
+  struct stat st;
   size_t have = 0;
   int fd;
 
   if (!size) return -1;
   buf[0] = 0;
-  fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (offset < 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return -1;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      (offset && lseek(fd, (off_t) offset, SEEK_SET) != (off_t) offset)) {
+    close(fd);
+    return -1;
+  }
   while (have + 1 < size) {
     ssize_t got = read(fd, buf + have, size - 1 - have);
     if (got < 0 && errno == EINTR) continue;

@@ -8,9 +8,13 @@
 
 #include <stddef.h>
 
-/* Reads at most size-1 bytes of path into buf and NUL-terminates them.
-   Returns the byte count, or -1 (buf then holds ""). */
-long cpucycles_os_read_text(const char *path, char *buf, size_t size);
+/* Reads at most size-1 bytes of path, from byte offset on, into buf and
+   NUL-terminates them.  Returns the byte count, less than size-1 only at
+   the end of the file; or -1 (buf then holds "") if path is missing,
+   unreadable or not a regular file.  A FIFO or a device is never read nor
+   waited for; /proc and /sys files are regular files.  Callers that need
+   more than one buffer's worth read on from a later offset. */
+long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t size);
 
 /* getenv(3), ignoring the environment in a setuid program where the C
    library can tell. */

@@ -81,7 +81,7 @@ static int open_event(struct perf_event_attr *attr, int *err)
 static int read_knob(const char *path, long *value)
 {
   char text[64], *end;
-  if (cpucycles_os_read_text(path, text, sizeof text) <= 0) return 0;
+  if (cpucycles_os_read_text(path, 0, text, sizeof text) <= 0) return 0;
   *value = strtol(text, &end, 10);
   return end != text;
 }

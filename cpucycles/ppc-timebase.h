@@ -1,11 +1,13 @@
 /* The time base rate for ppc32-mftb and ppc64-mftb.  Linux on PowerPC prints
-   it in /proc/cpuinfo, after the processors ("timebase : 512000000");
-   reading it spares the first call a measurement. */
+   it in /proc/cpuinfo, after every processor's lines ("timebase :
+   512000000"), so past 100 KiB on a machine with 1000 CPUs; reading it
+   spares the first call a measurement. */
 #include <stdlib.h>
 #include <string.h>
 #include "counter.h"
 
-#define PPC_CPUINFO_BYTES 65536 /* the line comes after every CPU's lines */
+#define PPC_CPUINFO_BYTES 65536    /* /proc/cpuinfo is read a piece at a time ... */
+#define PPC_CPUINFO_MOST 16777216L /* ... and no further: past 10^5 CPUs */
 #define PPC_TIMEBASE_LEAST 1000          /* below 1 kHz or ... */
 #define PPC_TIMEBASE_MOST 1000000000000LL /* ... above 1 THz: no real time base */
 
@@ -29,15 +31,38 @@ static inline long long ppc_timebase_parse(const char *text)
   return 0;
 }
 
+/* /proc/cpuinfo in pieces of whole lines.  A piece after the first is
+   read from one byte earlier, which must be a newline, else the piece
+   starts inside a line (one longer than the buffer, or the file changed
+   between reads) and that line is skipped; the last line of a piece
+   counts only if the file ends there: a timebase line cut by the buffer
+   is never read as a shorter rate. */
 static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
 {
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
+  long offset = 0;
   long long hz = 0;
-  long n = cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text);
-  char *cut;
-  /* a last line cut by the buffer is not a line */
-  if (n == (long) sizeof text - 1 && (cut = strrchr(text, '\n'))) cut[1] = 0;
-  if (n > 0) hz = ppc_timebase_parse(text);
+  while (!hz && offset < PPC_CPUINFO_MOST) {
+    long start = offset > 0 ? offset - 1 : 0;
+    long n = cpucycles_os_read_text("/proc/cpuinfo", start, text, sizeof text);
+    char *first = text + (offset > 0), *p = first, *end, *q;
+    if (n <= (offset > 0)) break;
+    end = text + n;
+    if (offset > 0 && text[0] != '\n') {
+      q = memchr(p, '\n', (size_t) (end - p));
+      p = q ? q + 1 : end;
+    }
+    if (n == (long) sizeof text - 1) {
+      /* up to the last newline; with none after p, read again from p, or
+         skip a line longer than the buffer */
+      for (q = end; q > p && q[-1] != '\n'; --q) {}
+      *q = 0;
+      offset = start + (q > p ? q - text : p > first ? p - text : n);
+    } else {
+      offset = PPC_CPUINFO_MOST; /* the end of the file */
+    }
+    hz = ppc_timebase_parse(p);
+  }
   if (hz > 0) {
     cpucycles_say(probe, "rate from the timebase line of /proc/cpuinfo");
     return hz;

@@ -43,16 +43,43 @@ static int invariant(void)
   return (r[3] >> 8) & 1;
 }
 
-/* Intel parts whose leaf 0x15 gives no crystal rate (ECX 0); the rates
-   are those Intel documents for these models (family 6). */
-static long long known_crystal(unsigned int model)
+/* Intel parts whose leaf 0x15 gives the TSC/crystal ratio but no crystal
+   rate (ECX 0): the nominal crystal of these family 6 models, from the
+   table "Nominal Core Crystal Clock Frequency" of Intel's SDM (Skylake and
+   Kaby Lake 24 MHz, 0x55 25 MHz, 0x5c 19.2 MHz) and the same facts in
+   Linux (0x5f 25 MHz in tsc.c; Comet Lake 24 MHz and Goldmont Plus
+   19.2 MHz in turbostat). */
+static long long crystal_table(unsigned int model)
 {
   switch (model) {
-    case 0x4e: case 0x5e: case 0x8e: case 0x9e: return 24000000; /* Skylake, Kaby Lake */
-    case 0x5f: return 25000000;                                   /* Goldmont D */
-    case 0x5c: case 0x7a: return 19200000;                        /* Goldmont, Goldmont Plus */
+    case 0x4e: case 0x5e: /* Skylake client */
+    case 0x8e: case 0x9e: /* Kaby, Amber, Whiskey, Coffee Lake */
+    case 0xa5: case 0xa6: /* Comet Lake */
+      return 24000000;
+    case 0x55: /* Skylake, Cascade Lake, Cooper Lake server */
+    case 0x5f: /* Goldmont D (Denverton) */
+      return 25000000;
+    case 0x5c: /* Goldmont (Apollo Lake) */
+    case 0x7a: /* Goldmont Plus (Gemini Lake) */
+      return 19200000;
   }
   return 0;
+}
+
+/* The table's crystal for a TSC of ratio num/den, unless leaf 0x16's base
+   frequency disagrees by more than 2%: model 0x55 is also the Xeon W
+   workstation, whose crystal is 24 MHz (a 25 MHz guess is 4% fast, and
+   the base frequency right).  The tolerance allows Skylake's 4008 MHz
+   TSC at a 4000 MHz base, and the -0.25% that 0x55 servers' spread
+   spectrum takes off their 25 MHz. */
+static long long known_crystal(unsigned int model, unsigned int den, unsigned int num)
+{
+  unsigned int r[4];
+  long long crystal = crystal_table(model), hz, base;
+  if (!crystal || leaf(0, r) < 0x16 || !(leaf(0x16, r) & 0xffff)) return crystal;
+  base = (r[0] & 0xffff) * 1000000LL;
+  hz = crystal * num / den;
+  return hz * 50 >= base * 49 && hz * 50 <= base * 51 ? crystal : 0;
 }
 
 /* In a guest, only the hypervisor's TSC leaf (the guest's leaf 0x15
@@ -81,7 +108,7 @@ static long long stated_hz(const char **words)
     leaf(0x15, r);
     if (r[0] && r[1]) {
       crystal = r[2];
-      if (!crystal && intel && family == 6) crystal = known_crystal(model);
+      if (!crystal && intel && family == 6) crystal = known_crystal(model, r[0], r[1]);
       if (crystal) {
         *words = r[2] ? "TSC rate from CPUID 0x15" : "TSC rate from CPUID 0x15 and the crystal table";
         return crystal * r[1] / r[0];

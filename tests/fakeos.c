@@ -34,9 +34,9 @@ struct fake_os fake_os;
 
 #define HOOK(name, args) (fake_os.name ? fake_os.name args : real_##name args)
 
-long cpucycles_os_read_text(const char *path, char *buf, size_t size)
+long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t size)
 {
-  return HOOK(read_text, (path, buf, size));
+  return HOOK(read_text, (path, offset, buf, size));
 }
 
 const char *cpucycles_os_getenv(const char *name)

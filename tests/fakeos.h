@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 struct fake_os {
-  long (*read_text)(const char *path, char *buf, size_t size);
+  long (*read_text)(const char *path, long offset, char *buf, size_t size);
   const char *(*getenv)(const char *name);
   long long (*nanoseconds)(void);
   long (*perf_event_open)(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
@@ -22,7 +22,7 @@ struct fake_os {
 extern struct fake_os fake_os;
 
 /* the real ones, for hooks that wrap them */
-long real_read_text(const char *path, char *buf, size_t size);
+long real_read_text(const char *path, long offset, char *buf, size_t size);
 long long real_nanoseconds(void);
 long real_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 

@@ -14,7 +14,17 @@
 #define PERSECOND_MIN 1000000LL       /* below 1 MHz: not a real CPU clock */
 #define PERSECOND_MAX 1000000000000LL /* above 1 THz: garbage */
 #define DECIMAL_LIMIT 100000000000000000LL /* 10^17: one more digit still fits */
-#define CPUINFO_BYTES 8192 /* the first CPU's lines; on the stack */
+#define SIGNIFICANT 18 /* decimal digits kept: 10^18 < 2^63 */
+#define EXPONENT_MOST 100000 /* an exponent beyond any rate: read no further */
+/* One buffer on the stack serves every source: a whole rate file (one
+   longer is not a number), or /proc/cpuinfo a piece at a time. */
+#define TEXT_BYTES 4096
+/* /proc/cpuinfo is read no further than this: past the "cpu MHz static"
+   line of s390x and the "timebase" line of POWER with thousands of CPUs,
+   and a bound on a hostile file. */
+#define CPUINFO_MOST 4194304L
+
+#define SYSFS_CPU0 "/sys/devices/system/cpu/cpu0/"
 
 static int sane(long long hz)
 {
@@ -34,109 +44,226 @@ static int hexdigit(char c)
   return -1;
 }
 
-/* "DIGITS[.DIGITS]" (no sign, no exponent) at s, times 10^exp10, rounded
-   half up, into *out; or with exp10 < 0, hexadecimal digits (optional 0x)
-   as they are.  Returns the first character after the number, or 0 if
-   there is no digit or the value passes 10^18. */
-static const char *number(const char *s, int exp10, long long *out)
+/* "DIGITS[.DIGITS]" at s, and where exponent is set also "2.4e9" forms
+   ("[eE][+-]DIGITS" after it), times 10^exp10, rounded half up, into
+   *out.  Exact, in integers only, so every ISA gets the same bits: the
+   first SIGNIFICANT digits are kept as v, and v * 10^e is the number (the
+   digits dropped after them can only decide a rounding that v's own
+   remainder already decides).  Returns the first character after the
+   number, or 0 if there is no digit, a bare exponent mark, or a value
+   past 10^18. */
+static const char *decimal(const char *s, int exp10, int exponent, long long *out)
 {
-  long long v = 0;
-  int digits = 0, base = exp10 < 0 ? 16 : 10;
+  long long v = 0, unit = 1;
+  long e = exp10;
+  int kept = 0, digits = 0;
 
-  if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexdigit(s[2]) >= 0) s += 2;
-  for (; (base == 16 ? hexdigit(*s) >= 0 : digit(*s)); ++s, ++digits) {
-    if (v >= DECIMAL_LIMIT / base) return 0;
-    v = v * base + hexdigit(*s);
+  for (; digit(*s); ++s, ++digits) {
+    if (kept == SIGNIFICANT) { ++e; continue; }
+    v = v * 10 + (*s - '0');
+    if (v) ++kept;
   }
-  if (base == 10 && *s == '.') {
-    for (++s; exp10 > 0 && digit(*s); --exp10, ++s, ++digits) {
-      if (v >= DECIMAL_LIMIT) return 0;
+  if (*s == '.')
+    for (++s; digit(*s); ++s, ++digits) {
+      if (kept == SIGNIFICANT) continue;
       v = v * 10 + (*s - '0');
+      if (v) ++kept;
+      --e;
     }
-    if (exp10 == 0 && digit(*s) && *s++ >= '5') ++v;
-    while (digit(*s)) ++s;
-  }
   if (!digits) return 0;
-  for (; exp10 > 0; --exp10) {
-    if (v >= DECIMAL_LIMIT) return 0;
-    v *= 10;
+  if (exponent && (*s == 'e' || *s == 'E')) {
+    long x = 0;
+    int negative = 0;
+    ++s;
+    if (*s == '+' || *s == '-') negative = *s++ == '-';
+    if (!digit(*s)) return 0;
+    for (; digit(*s); ++s)
+      if (x < EXPONENT_MOST) x = x * 10 + (*s - '0');
+    e += negative ? -x : x;
+  }
+  if (v && e > 0) {
+    for (; e > 0; --e) {
+      if (v >= DECIMAL_LIMIT) return 0;
+      v *= 10;
+    }
+  } else if (v && e < -SIGNIFICANT) {
+    v = 0; /* v < 10^18 is less than half of 10^19: rounds to 0 */
+  } else if (v && e < 0) {
+    for (; e < 0; ++e) unit *= 10;
+    v = v / unit + (v % unit >= unit / 2);
   }
   *out = v;
   return s;
 }
 
-static const char *blanks(const char *s)
+/* Hexadecimal digits, "0x" allowed in front, as they are; as decimal(). */
+static const char *hexadecimal(const char *s, long long *out)
 {
-  while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
+  long long v = 0;
+  int digits = 0;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexdigit(s[2]) >= 0) s += 2;
+  for (; hexdigit(*s) >= 0; ++s, ++digits) {
+    if (v >= DECIMAL_LIMIT / 16) return 0;
+    v = v * 16 + hexdigit(*s);
+  }
+  if (!digits) return 0;
+  *out = v;
   return s;
 }
 
-/* Text that is one number (times 10^exp10) with white space around. */
-static long long whole(const char *text, int exp10)
+static int blank(char c)
 {
-  long long hz;
-  while (*text == '\n' || *text == ' ' || *text == '\t' || *text == '\r') ++text;
-  text = number(text, exp10, &hz);
-  if (!text) return 0;
-  while (*text == '\n' || *text == ' ' || *text == '\t' || *text == '\r') ++text;
-  return !*text && sane(hz) ? hz : 0;
+  return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* A file that fills the buffer is longer than any number: not one. */
-static long long from_file(const char *path, int exp10)
+static const char *blanks(const char *s)
 {
-  char text[128];
-  long n = cpucycles_os_read_text(path, text, sizeof text);
-  return n > 0 && n < (long) sizeof text - 1 ? whole(text, exp10) : 0;
+  while (blank(*s)) ++s;
+  return s;
+}
+
+/* Text of n bytes that is one number (times 10^exp10) with white space
+   around it, or 0.  A NUL inside the text is junk, not its end. */
+static long long whole(const char *text, size_t n, int exp10, int exponent)
+{
+  const char *end = text + n;
+  long long hz;
+  while (*text == '\n' || blank(*text)) ++text;
+  text = decimal(text, exp10, exponent, &hz);
+  if (!text) return 0;
+  while (*text == '\n' || blank(*text)) ++text;
+  return text == end && sane(hz) ? hz : 0;
+}
+
+/* A file that is one number.  Up to TEXT_BYTES is read; a file that
+   fills the buffer is asked whether it ends there: a longer one is not a
+   rate (and its number is never taken from a piece of it). */
+static long long from_file(const char *path, char *text, size_t size, int exp10, int exponent)
+{
+  char more[2];
+  long n = cpucycles_os_read_text(path, 0, text, size);
+  if (n <= 0) return 0;
+  if (n == (long) size - 1 && cpucycles_os_read_text(path, n, more, sizeof more) != 0) return 0;
+  return whole(text, (size_t) n, exp10, exponent);
+}
+
+/* The next piece of path that holds only whole lines, read into text from
+   *offset on, which it advances.  Returns the piece's length (its start
+   in *piece; the byte after it is NUL), or 0 at the end, on an error or
+   past most bytes.  A piece after the first is read from one byte
+   earlier: that byte must be a newline, else the piece starts inside a
+   line (one longer than the buffer, or the file changed between reads),
+   which is skipped.  A last line without its newline counts only at the
+   end of the file: a line cut by the buffer is never read as a shorter
+   one. */
+static long whole_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
+{
+  while (*offset < most) {
+    long start = *offset > 0 ? *offset - 1 : 0;
+    long n = cpucycles_os_read_text(path, start, text, size);
+    int at_end = n < (long) size - 1;
+    char *first = text + (*offset > 0), *p = first, *end, *q;
+    if (n <= (*offset > 0)) return 0;
+    end = text + n;
+    if (*offset > 0 && text[0] != '\n') {
+      q = memchr(p, '\n', (size_t) (end - p));
+      if (!q) {
+        if (at_end) return 0;
+        *offset = start + n;
+        continue;
+      }
+      p = q + 1;
+    }
+    if (at_end) {
+      *offset = start + n + 1; /* the next read finds the end */
+    } else {
+      for (q = end; q > p && q[-1] != '\n'; --q) {}
+      if (q == p) {
+        /* no whole line here: read again from p, or, if p is where the
+           piece began, skip a line longer than the buffer */
+        *offset = start + (p > first ? p - text : n);
+        continue;
+      }
+      *q = 0;
+      end = q;
+      *offset = start + (q - text);
+    }
+    if (end > p) {
+      *piece = p;
+      return (long) (end - p);
+    }
+  }
+  return 0;
 }
 
 /* /proc/cpuinfo lines "KEY<blanks>: VALUE".  Keys seen on Linux: x86
    "cpu MHz", LoongArch "CPU MHz", s390x "cpu MHz static", PowerPC "clock"
    (value ends in MHz), SPARC "Cpu0ClkTck" (hexadecimal Hz). */
-static long long cpuinfo_line(const char *line)
+static const struct cpuinfo_key {
+  const char *key;
+  int exp10; /* -1: hexadecimal */
+  const char *words;
+} cpuinfo_keys[] = {
+  { "cpu MHz", 6, "cpuinfo /proc/cpuinfo cpu MHz" },
+  { "CPU MHz", 6, "cpuinfo /proc/cpuinfo CPU MHz" },
+  { "cpu MHz static", 6, "cpuinfo /proc/cpuinfo cpu MHz static" },
+  { "clock", 6, "cpuinfo /proc/cpuinfo clock" },
+  { "Cpu0ClkTck", -1, "cpuinfo /proc/cpuinfo Cpu0ClkTck" },
+};
+
+/* The rate on the line from line to eol (its newline or the end), or 0 */
+static long long cpuinfo_line(const char *line, const char *eol, const char **words)
 {
-  static const struct { const char *key; int exp10; } keys[] = {
-    { "cpu MHz", 6 }, { "CPU MHz", 6 }, { "cpu MHz static", 6 }, { "clock", 6 }, { "Cpu0ClkTck", -1 },
-  };
   unsigned int i;
-  for (i = 0; i < sizeof keys / sizeof keys[0]; ++i) {
-    size_t n = strlen(keys[i].key);
+  for (i = 0; i < sizeof cpuinfo_keys / sizeof cpuinfo_keys[0]; ++i) {
+    const struct cpuinfo_key *k = &cpuinfo_keys[i];
+    size_t n = strlen(k->key);
     const char *s = line + n;
     long long hz;
-    if (strncmp(line, keys[i].key, n)) continue;
+    if ((size_t) (eol - line) < n || strncmp(line, k->key, n)) continue;
     s = blanks(s);
     if (*s != ':') continue;
-    s = number(blanks(s + 1), keys[i].exp10, &hz);
+    s = blanks(s + 1);
+    s = k->exp10 < 0 ? hexadecimal(s, &hz) : decimal(s, k->exp10, 0, &hz);
     if (!s) continue;
     s = blanks(s);
     if (!strncmp(s, "MHz", 3)) s = blanks(s + 3);
-    if ((!*s || *s == '\n') && sane(hz)) return hz;
+    if (s == eol && sane(hz)) {
+      *words = k->words;
+      return hz;
+    }
   }
   return 0;
 }
 
-static long long from_cpuinfo(void)
+/* The first line of /proc/cpuinfo with a key, read a piece at a time:
+   s390x has its key after one line per CPU. */
+static long long from_cpuinfo(char *text, size_t size, const char **words)
 {
-  char text[CPUINFO_BYTES], *cut;
-  const char *line;
-  long n = cpucycles_os_read_text("/proc/cpuinfo", text, sizeof text);
-  if (n <= 0) return 0;
-  /* a last line cut by the buffer is not a line: 2596.122 must not read 25 */
-  if (n == (long) sizeof text - 1 && (cut = strrchr(text, '\n'))) cut[1] = 0;
-  for (line = text; line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
-    long long hz = cpuinfo_line(line);
-    if (hz) return hz;
+  long offset = 0, n;
+  char *piece;
+  while ((n = whole_lines("/proc/cpuinfo", &offset, CPUINFO_MOST, text, size, &piece)) > 0) {
+    const char *line = piece, *end = piece + n;
+    while (line < end) {
+      const char *eol = memchr(line, '\n', (size_t) (end - line));
+      long long hz;
+      if (!eol) eol = end;
+      if ((hz = cpuinfo_line(line, eol, words))) return hz;
+      line = eol + 1;
+    }
   }
   return 0;
 }
 
-static long long from_sysctl(void)
+static long long from_sysctl(const char **words)
 {
 #ifdef CPUCYCLES_HAVE_SYSCTLBYNAME
   /* macOS hw.cpufrequency (Hz), FreeBSD machdep.tsc_freq (Hz),
      FreeBSD/NetBSD hw.clockrate (MHz) */
-  static const struct { const char *name; long long unit; } names[] = {
-    { "hw.cpufrequency", 1 }, { "machdep.tsc_freq", 1 }, { "hw.clockrate", 1000000 },
+  static const struct { const char *name; long long unit; const char *words; } names[] = {
+    { "hw.cpufrequency", 1, "sysctl hw.cpufrequency" },
+    { "machdep.tsc_freq", 1, "sysctl machdep.tsc_freq" },
+    { "hw.clockrate", 1000000, "sysctl hw.clockrate" },
   };
   unsigned int i;
   for (i = 0; i < sizeof names / sizeof names[0]; ++i) {
@@ -147,8 +274,13 @@ static long long from_sysctl(void)
     if (sysctlbyname(names[i].name, &value, &size, 0, 0) != 0) continue;
     hz = size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64;
     if (hz <= 0 || hz > PERSECOND_MAX / names[i].unit) continue;
-    if (sane(hz * names[i].unit)) return hz * names[i].unit;
+    if (sane(hz * names[i].unit)) {
+      *words = names[i].words;
+      return hz * names[i].unit;
+    }
   }
+#else
+  (void) words;
 #endif
   return 0;
 }
@@ -156,20 +288,30 @@ static long long from_sysctl(void)
 static long long from_env(void)
 {
   const char *text = cpucycles_os_getenv("cpucyclespersecond");
-  return text ? whole(text, 0) : 0;
+  return text ? whole(text, strlen(text), 0, 1) : 0;
 }
 
+/* The reference's order: the administrator's file; cpufreq's fixed speed
+   (the userspace governor), then its cap (scaling_max_freq: what a
+   benchmarking machine with boost turned off runs at; cpuinfo_max_freq,
+   the hardware's maximum with boost, is not read); SPARC's clock_tick;
+   /proc/cpuinfo; sysctl; the environment. */
 long long cpucycles_persecond_estimate(const char **source)
 {
+  char text[TEXT_BYTES + 1];
   long long hz;
-  if ((hz = from_file("/etc/cpucyclespersecond", 0))) {
+  if ((hz = from_file("/etc/cpucyclespersecond", text, sizeof text, 0, 1))) {
     *source = "file /etc/cpucyclespersecond";
-  } else if ((hz = from_file("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", 3))) {
-    *source = "sysfs cpufreq cpuinfo_max_freq";
-  } else if ((hz = from_cpuinfo())) {
-    *source = "cpuinfo /proc/cpuinfo";
-  } else if ((hz = from_sysctl())) {
-    *source = "sysctl";
+  } else if ((hz = from_file(SYSFS_CPU0 "cpufreq/scaling_setspeed", text, sizeof text, 3, 0))) {
+    *source = "sysfs cpufreq scaling_setspeed";
+  } else if ((hz = from_file(SYSFS_CPU0 "cpufreq/scaling_max_freq", text, sizeof text, 3, 0))) {
+    *source = "sysfs cpufreq scaling_max_freq";
+  } else if ((hz = from_file(SYSFS_CPU0 "clock_tick", text, sizeof text, 0, 0))) {
+    *source = "sysfs clock_tick";
+  } else if ((hz = from_cpuinfo(text, sizeof text, source))) {
+    /* the source names the key */
+  } else if ((hz = from_sysctl(source))) {
+    /* the source names the sysctl */
   } else if ((hz = from_env())) {
     *source = "env cpucyclespersecond";
   } else {

@@ -48,10 +48,10 @@ static int perf_fds(void)
   return n;
 }
 
-static long hybrid_read_text(const char *path, char *buf, size_t size)
+static long hybrid_read_text(const char *path, long offset, char *buf, size_t size)
 {
-  if (!strcmp(path, ATOM_TYPE_FILE)) return serve_text("10\n", buf, size);
-  return real_read_text(path, buf, size);
+  if (!strcmp(path, ATOM_TYPE_FILE)) return serve_text("10\n", offset, buf, size);
+  return real_read_text(path, offset, buf, size);
 }
 
 static long long fixed_persecond(const char **source)

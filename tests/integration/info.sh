@@ -64,7 +64,7 @@ done
 chosen=$(echo "$out" | grep '^cpucycles counter .* chosen' | grep -v 'not chosen' | awk '{print $3}')
 [ $ok = 1 ] && [ "$chosen" = "$impl" ] && pass info_counter_lines ||
   fail info_counter_lines "chosen line says '$chosen', implementation '$impl'"
-echo "$out" | grep -qE '^cpucycles persecond-source (file|sysfs|cpuinfo|sysctl|env|default)' &&
+echo "$out" | grep -qE '^cpucycles persecond-source (file|sysfs|cpuinfo|sysctl|env|measured|default)' &&
   pass info_persecond_source || fail info_persecond_source "no persecond-source line"
 echo "$out" | grep -q '^cpucycles machine os ' && pass info_machine_lines || fail info_machine_lines "no machine os line"
 echo "$out" | grep '^cpucycles counter' | grep 'dropped' | grep -qv 'dropped: [A-Za-z]' &&

@@ -1,7 +1,7 @@
 /* Property tests of every text parser, 10^5 random and hostile inputs
    from a fixed seed: never a crash, never a persecond outside (0, 10^12],
    never a time base outside {0} and [10^3, 10^12], never a read past the
-   buffer, and exact round trips.  The parsers are reached the way the
+   buffer, and exact round trips, the written forms ("2.4e9") included.  The parsers are reached the way the
    library reaches them: the persecond estimate (wrapper/persecond.c, whose
    parsers are its own) with every source served through the OS seam, and
    ppc_timebase_parse (cpucycles/ppc-timebase.h) on text that ends at a
@@ -79,13 +79,13 @@ static void machine(const char *e, const char *s, const char *c, const char *v)
   etc = e; sysfs = s; cpuinfo = c; env = v;
 }
 
-static long fixture(const char *path, char *buf, size_t size)
+static long fixture(const char *path, long offset, char *buf, size_t size)
 {
   const char *text = 0;
   if (!strcmp(path, "/etc/cpucyclespersecond")) text = etc;
-  if (!strcmp(path, "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq")) text = sysfs;
+  if (!strcmp(path, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_max_freq")) text = sysfs;
   if (!strcmp(path, "/proc/cpuinfo")) text = cpuinfo;
-  return serve_text(text, buf, size);
+  return serve_text(text, offset, buf, size);
 }
 
 static const char *fixture_env(const char *name)
@@ -107,6 +107,8 @@ int main(void)
   char *map = mmap(0, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   char text[4000];
   long long bad_range = 0, bad_timebase = 0, bad_trip = 0, bad_mhz = 0, bad_hex = 0, bad_timebase_trip = 0;
+  long long bad_exponent = 0, bad_pieces = 0;
+  static char padded[20000];
   int i;
   (void) skip; /* check.h's; nothing here is skipped */
 
@@ -158,6 +160,28 @@ int main(void)
       if (!estimates(want, "cpuinfo")) ++bad_hex;
       snprintf(s, sizeof s, "timebase\t: %lld\n", tb);
       if (ppc_timebase_parse(at_edge(s)) != tb) ++bad_timebase_trip;
+      {
+        /* the written forms: one digit before the point and an exponent
+           ("2.4e9"), or extra zeros paid back by a negative exponent */
+        char digits[32], e[64];
+        int len = snprintf(digits, sizeof digits, "%lld", want), zeros = (int) rnd(6);
+        snprintf(e, sizeof e, "%c.%s%c%s%d", digits[0], digits + 1, rnd(2) ? 'e' : 'E', rnd(2) ? "+" : "", len - 1);
+        machine(e, 0, 0, 0);
+        if (!estimates(want, "file")) ++bad_exponent;
+        snprintf(e, sizeof e, "%s%.*s.000e-%d", digits, zeros, "000000", zeros);
+        machine(0, 0, 0, e);
+        if (!estimates(want, "env")) ++bad_exponent;
+      }
+    }
+    if (i % 100 == 0) {
+      /* hostile text behind filler, so that it meets the ends of the
+         pieces /proc/cpuinfo is read in */
+      size_t pad = 3000 + rnd(9000), k;
+      for (k = 0; k < pad; ++k) padded[k] = rnd(50) ? 'x' : '\n';
+      strcpy(padded + pad, text);
+      machine(0, 0, padded, 0);
+      hz = cpucycles_persecond_estimate(&source);
+      if (hz <= 0 || hz > PERSECOND_MOST) ++bad_pieces;
     }
   }
   check(bad_range == 0, "fuzz_persecond_always_in_range", "%lld estimates out of (0, 10^12]", bad_range);
@@ -166,6 +190,8 @@ int main(void)
   check(bad_trip == 0, "fuzz_integers_round_trip", "%lld integers parsed wrong", bad_trip);
   check(bad_mhz == 0, "fuzz_mhz_exact", "%lld MHz texts parsed inexactly", bad_mhz);
   check(bad_hex == 0, "fuzz_hex_round_trip", "%lld hexadecimal texts parsed wrong", bad_hex);
+  check(bad_exponent == 0, "fuzz_exponent_forms_exact", "%lld written forms parsed wrong", bad_exponent);
+  check(bad_pieces == 0, "fuzz_cpuinfo_pieces_in_range", "%lld estimates out of (0, 10^12]", bad_pieces);
   check(bad_timebase_trip == 0, "fuzz_timebase_round_trip", "%lld time bases parsed wrong", bad_timebase_trip);
   check(1, "fuzz_no_crash_no_overread", "");
   return checks_failed();

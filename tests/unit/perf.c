@@ -52,13 +52,13 @@ static void file(const char *path, const char *text)
     }
 }
 
-static long fake_read_text(const char *path, char *buf, size_t size)
+static long fake_read_text(const char *path, long offset, char *buf, size_t size)
 {
   int i;
   for (i = 0; i < FILES; ++i)
     if (files[i].path && files[i].text && !strcmp(files[i].path, path))
-      return serve_text(files[i].text, buf, size);
-  return serve_text(0, buf, size);
+      return serve_text(files[i].text, offset, buf, size);
+  return serve_text(0, offset, buf, size);
 }
 
 /* CPUID: vendor, and leaf 0xA's version, fixed count and width */

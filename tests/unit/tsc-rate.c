@@ -11,6 +11,7 @@
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
+#include <stdio.h>
 #include <time.h>
 #include <x86intrin.h>
 
@@ -54,6 +55,7 @@ static void machine(const char *vendor, unsigned int signature, int invariant, i
 }
 
 static const char *words; /* where the last rate came from, or why none */
+static void crystal_table(long long real, int exact);
 
 static long long rate(void)
 {
@@ -148,7 +150,60 @@ int main(void)
     check(!exact || hz == want, "tsc_crystal_table_rate",
           "hz %lld want %lld real %lld (%s)", hz, want, real, words);
   }
+  crystal_table(real, exact);
   return checks_failed();
+}
+
+/* CPUID 1 EAX of family 6, this model */
+static unsigned int family6(unsigned int model)
+{
+  return (model >> 4) << 16 | 6 << 8 | (model & 15) << 4;
+}
+
+/* Every model of the crystal table: leaf 0x15 with ECX 0 and a ratio
+   num/1000 that puts the claim on this machine's real rate (so the
+   measured check passes); the rate must be the table's crystal times it,
+   exactly.  Model 0x55 also with leaf 0x16: agreeing (a server, 25 MHz)
+   and 4% off (a Xeon W workstation, whose crystal is 24 MHz). */
+static void crystal_table(long long real, int exact)
+{
+  static const struct { unsigned int model; long long crystal; } table[] = {
+    { 0x4e, 24000000 }, { 0x5e, 24000000 }, { 0x8e, 24000000 }, { 0x9e, 24000000 },
+    { 0xa5, 24000000 }, { 0xa6, 24000000 }, { 0x55, 25000000 }, { 0x5f, 25000000 },
+    { 0x5c, 19200000 }, { 0x7a, 19200000 },
+  };
+  unsigned int i, num;
+  long long hz, want;
+  char name[64];
+  for (i = 0; i < sizeof table / sizeof table[0]; ++i) {
+    num = (unsigned int) (real * 1000 / table[i].crystal);
+    want = table[i].crystal * num / 1000;
+    machine("GenuineIntel", family6(table[i].model), 1, 0);
+    set(0x15, 1000, num, 0, 0);
+    hz = rate();
+    snprintf(name, sizeof name, "tsc_crystal_table_model_%02x", table[i].model);
+    check(!exact || hz == want, name, "hz %lld want %lld real %lld (%s)", hz, want, real, words);
+  }
+
+  /* a Skylake server: the table agrees with leaf 0x16's base, and is finer */
+  num = (unsigned int) (real * 1000 / 25000000);
+  if (25000LL * num % 1000000 == 0) ++num;
+  want = 25000LL * num;
+  machine("GenuineIntel", family6(0x55), 1, 0);
+  set(0x15, 1000, num, 0, 0);
+  set(0x16, (unsigned int) (real / 1000000), (unsigned int) (real / 1000000) + 500, 100, 0);
+  hz = rate();
+  check(!exact || hz == want, "tsc_crystal_55_server_agrees_with_leaf16", "hz %lld want %lld (%s)", hz, want, words);
+
+  /* a Xeon W on the same model: a 24 MHz crystal, so 25 MHz is 4% fast;
+     leaf 0x16's base frequency is the rate */
+  num = (unsigned int) (real * 1000 / 24000000);
+  machine("GenuineIntel", family6(0x55), 1, 0);
+  set(0x15, 1000, num, 0, 0);
+  set(0x16, (unsigned int) (real / 1000000), (unsigned int) (real / 1000000) + 500, 100, 0);
+  hz = rate();
+  check(!exact || hz == real / 1000000 * 1000000, "tsc_crystal_55_workstation_takes_leaf16",
+        "hz %lld want %lld (%s)", hz, real / 1000000 * 1000000, words);
 }
 
 #else
