@@ -143,9 +143,8 @@ void cpucycles_guard_forget(void)
    in integers, as kernel clocksources scale: 32 significant bits of the
    scaling, and no overflow for any gap whose result fits (the product is
    taken in two 32-bit halves).  base_in is the ticks seen at selection;
-   base_out is base_in scaled, so that two processes get comparable counts,
-   or 0 where that does not fit in 62 bits (an epoch clock at a high
-   rate: default-gettimeofday above 2.6 GHz, say). */
+   base_out is base_in scaled (modulo 2^62), so that two processes get
+   comparable counts. */
 static long long (*raw)(void);
 static unsigned long long mult;
 static int shift;
@@ -205,8 +204,8 @@ long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int onl
   for (shift = 32; shift > 0 && scaling * (double) (1ULL << shift) >= WRAP; --shift) continue;
   mult = (unsigned long long) (scaling * (double) (1ULL << shift) + 0.5);
   base_in = raw();
-  base_out = 0;
-  if (base_in > 0 && ((unsigned long long) base_in >> 32) * mult < 1ULL << (30 + shift))
-    base_out = (long long) scale_up((unsigned long long) base_in);
+  /* base_in scaled, modulo 2^62 where it does not fit: positive, and the
+     same in every process (the product mod 2^64 is exact) */
+  base_out = base_in > 0 ? (long long) (scale_up((unsigned long long) base_in) & ((1ULL << 62) - 1)) : 0;
   return cpucycles_read_scaled;
 }
