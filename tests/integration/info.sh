@@ -88,3 +88,23 @@ wbest=$(echo "$w" | awk '$2 == "tracesetup" && $6 > 0 && (best == "" || $6 < min
 echo "$w" | grep -q "^cpucycles implementation ${wbest:-default-zero}\$" &&
   echo "$w" | grep -q "^cpucycles wanted CPUCYCLES_IMPLEMENTATION=no-such-counter refused: " &&
   pass info_wanted_unknown_refused || fail info_wanted_unknown_refused "$(echo "$w" | grep -E 'implementation|wanted')"
+# a name from outside cannot forge a line: a newline in it is not printed
+w=$(CPUCYCLES_IMPLEMENTATION="x
+cpucycles implementation forged" $RUN "$PACKAGE/bin/cpucycles-info")
+echo "$w" | grep -q '^cpucycles implementation forged' &&
+  fail info_wanted_name_cannot_forge_lines "$(echo "$w" | grep wanted)" || pass info_wanted_name_cannot_forge_lines
+# asked for before the first call, the trace is printed by the first call
+c=$(tmpdir)
+cat > "$c/t.c" <<'C'
+#include <stdio.h>
+#include <cpucycles.h>
+int main(void) { cpucycles_tracesetup(); printf("before the first call\n"); fflush(stdout); cpucycles(); return 0; }
+C
+if $CC $INC "$c/t.c" "$PACKAGE/lib/libcpucycles.a" -o "$c/t" $LIBPTHREAD > /dev/null 2>&1; then
+  first=$($RUN "$c/t" | head -n 1)
+  [ "$first" = "before the first call" ] && pass info_trace_printed_by_the_first_call ||
+    fail info_trace_printed_by_the_first_call "first line: $first"
+else
+  fail info_trace_printed_by_the_first_call "does not build"
+fi
+rm -rf "$c"
