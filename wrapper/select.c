@@ -39,7 +39,6 @@ struct candidate {
   double scaling;
   int only32;
   int open; /* set up and not yet closed */
-  long long (*read)(void);
 };
 
 struct walk {
@@ -53,8 +52,6 @@ struct walk {
   long long first_retry; /* when the selection's first retry began, or 0 */
 };
 
-static double measured_hz(long long (*ticks)(void), int only32);
-
 /* persecond, asked only when a counter needs it.  Where the OS states no
    rate but a core cycle counter already works, that counter's measured
    rate is the honest figure (most arm64 machines have no cpufreq). */
@@ -66,7 +63,7 @@ static long long persecond(struct walk *w)
   out->persecond = w->options->persecond(&out->persecond_source);
   for (k = 0; !strcmp(out->persecond_source, "default") && k < out->count; ++k)
     if (out->trace[k].precision && w->c[k].penalty <= PENALTY_EXTEND32) {
-      out->persecond = (long long) measured_hz(w->table[k].ticks, w->c[k].only32);
+      out->persecond = (long long) cpucycles_measured_hz(w->table[k].ticks, w->c[k].only32);
       out->persecond_source = "measured";
       out->persecond_counter = k;
       break;
@@ -120,7 +117,7 @@ static double window_hz(long long (*ticks)(void), int only32)
 }
 
 /* the median of RATE_WINDOWS windows */
-static double measured_hz(long long (*ticks)(void), int only32)
+double cpucycles_measured_hz(long long (*ticks)(void), int only32)
 {
   double hz[RATE_WINDOWS], t;
   int i, j;
@@ -129,11 +126,6 @@ static double measured_hz(long long (*ticks)(void), int only32)
     for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) t = hz[j], hz[j] = hz[j - 1], hz[j - 1] = t;
   }
   return hz[RATE_WINDOWS / 2];
-}
-
-double cpucycles_measured_hz(long long (*ticks)(void), int only32)
-{
-  return measured_hz(ticks, only32);
 }
 
 /* FINDMULTIPLIER: persecond over the clock's rate must be close to n/d for
@@ -272,8 +264,8 @@ static long long measure(struct walk *w, int i)
   t->scaling = c->scaling;
   t->only32 = c->only32;
   /* a 32-bit counter is measured raw: its penalty prices the extension */
-  c->read = c->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, c->scaling, 0, 0);
-  step = precision(c->read, &w->first_retry, &fail);
+  step = precision(c->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, c->scaling, 0, 0),
+                   &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return 0;
@@ -353,5 +345,5 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
   }
   /* a 32-bit counter is extended at its own rate, timed here */
   out->read = cpucycles_read_use(table[out->chosen].ticks, w.c[out->chosen].scaling, w.c[out->chosen].only32,
-                                 w.c[out->chosen].only32 ? measured_hz(table[out->chosen].ticks, 1) : 0);
+                                 w.c[out->chosen].only32 ? cpucycles_measured_hz(table[out->chosen].ticks, 1) : 0);
 }
