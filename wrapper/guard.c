@@ -29,7 +29,16 @@ static volatile int up; /* handlers installed (a child of fork must know) */
 static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's probe */
 static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
-static void handler(int sig, siginfo_t *info, void *context)
+/* qemu-user (7.2, Debian 12) can enter an x86 signal handler with the stack
+   8 bytes off the ABI's 16-byte alignment, and the compiler copies a struct
+   sigaction with aligned SSE stores: realign on entry.  Costs only signals. */
+#if (defined(__i386__) || defined(__x86_64__)) && defined(__GNUC__)
+#define REALIGN __attribute__((force_align_arg_pointer))
+#else
+#define REALIGN
+#endif
+
+REALIGN static void handler(int sig, siginfo_t *info, void *context)
 {
   struct sigaction *old = &previous[0], dfl;
   sigset_t mask, during;
