@@ -130,5 +130,10 @@ int main(void)
   iqm_line();
   observed_lines();
   machine_lines();
+  /* a full disk or a closed stdout is a failure, not a silent success */
+  if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+    fprintf(stderr, "cpucycles-info: cannot write its output\n");
+    return 1;
+  }
   return 0;
 }
