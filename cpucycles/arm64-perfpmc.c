@@ -13,7 +13,12 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 long long ticks_setup(struct cpucycles_probe *probe)
 {
   if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS, probe)) return CPUCYCLES_SKIP;
-  /* the page says whether EL0 may read, so the read cannot trap */
+  /* The page's cap_user_rdpmc follows the event's own flag, not
+     perf_user_access: with the knob at 0 the kernel still says 1 and
+     then keeps EL0 reads off.  The knob was checked, but where it cannot
+     be read (no /proc) the first read traps: try it under the guard (seen
+     on Debian's 6.1 under qemu-system-aarch64, make test-system). */
+  probe->may_trap = 1;
   if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
   cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
   cpucycles_perf_close(&perf);
