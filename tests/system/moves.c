@@ -1,25 +1,22 @@
 /* make test-system: a perf-based counter follows the thread that made the
    first call from CPU to CPU.  Argument "I/N": this is process I of N,
-   run together.  The counting thread starts pinned to CPU I and is then
-   moved through every CPU (sched_setaffinity) while other threads keep
-   each CPU busy, so the counter is also saved and restored at context
-   switches; every read must be at least the one before, and the count
-   must grow across the whole run.  Prints
+   run together.  The counting thread (the only one) starts pinned to CPU
+   I and is then moved through every CPU (sched_setaffinity), meeting the
+   other processes on the way, so the counter is also saved and restored
+   at context switches; every read must be at least the one before, and
+   the count must grow across the whole run.  Prints
      moves I/N IMPLEMENTATION reads R moves M decreases D grew G
    and exits 1 on a decrease, a count that did not grow, or a move the
    kernel did not make. */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "cpucycles.h"
 
-#define ROUNDS 20
-#define READS 2000
-
-static volatile int stop;
+#define ROUNDS 10
+#define READS 200 /* on each CPU */
 
 static void pin(int cpu)
 {
@@ -29,18 +26,9 @@ static void pin(int cpu)
   sched_setaffinity(0, sizeof set, &set);
 }
 
-static void *busy(void *arg)
-{
-  volatile long sink = 0;
-  pin((int) (long) arg);
-  while (!stop) sink += 1;
-  return 0;
-}
-
 int main(int argc, char **argv)
 {
-  pthread_t helper[64];
-  int me = 0, n = 1, cpus = (int) sysconf(_SC_NPROCESSORS_ONLN), i, k, r, helpers = 0;
+  int me = 0, n = 1, cpus = (int) sysconf(_SC_NPROCESSORS_ONLN), i, k, r;
   long reads = 0, moves = 0, decreases = 0, misplaced = 0;
   long long first, previous, now;
 
@@ -49,15 +37,13 @@ int main(int argc, char **argv)
   if (cpus > 64) cpus = 64;
   pin(me % cpus);
   first = previous = cpucycles(); /* the selection: in this thread */
-  for (i = 0; i < cpus; ++i)
-    if (pthread_create(&helper[helpers], 0, busy, (void *) (long) i) == 0) ++helpers;
   for (r = 0; r < ROUNDS; ++r)
     for (i = 0; i < cpus; ++i) {
-      int cpu = (me + i + r) % cpus;
+      int cpu = (i * (me + 1) + r) % cpus; /* the processes' paths cross */
       pin(cpu);
       ++moves;
       if (sched_getcpu() != cpu) ++misplaced;
-      for (k = 0; k < READS / cpus; ++k) {
+      for (k = 0; k < READS; ++k) {
         now = cpucycles();
         ++reads;
         if (now < previous) ++decreases;
@@ -65,8 +51,6 @@ int main(int argc, char **argv)
       }
       sched_yield();
     }
-  stop = 1;
-  for (i = 0; i < helpers; ++i) pthread_join(helper[i], 0);
   printf("moves %d/%d %s reads %ld moves %ld misplaced %ld decreases %ld grew %lld\n", me, n,
          cpucycles_implementation(), reads, moves, misplaced, decreases, previous - first);
   return decreases || misplaced || previous <= first;
