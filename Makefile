@@ -51,10 +51,15 @@ bench: all
 test-cross:
 	sh scripts/cross-test
 
+# a real kernel with a PMU: Debian's arm64 kernel under
+# qemu-system-aarch64 (doc/system.md); installs what it needs as root
+test-system:
+	sh scripts/system-test
+
 clean:
 	rm -rf $(B)
 
-.PHONY: default all docs install uninstall test test-sanitize test-cross bench clean
+.PHONY: default all docs install uninstall test test-sanitize test-cross test-system bench clean
 
 # Reached only when ./configure has not run yet.
 build/0/config.mk build/0/rules.mk:
