@@ -71,12 +71,18 @@ static const struct cpucycles_counter *host_row(const char *name)
 #define COUNT_SECONDS 5              /* cpucycles() is read across this much time */
 
 static long long sim_now = SIM_START_NS;
+static long long kernel_ns; /* of that, spent in the kernel (perf system calls) */
 
-/* The count at hz ticks per second now: exact, in integers (hz < 1.8e10) */
+/* A count at hz ticks per second after t ns: exact, in integers (hz < 1.8e10) */
+static long long count_at(long long t, long long hz)
+{
+  unsigned long long u = (unsigned long long) t, h = (unsigned long long) hz;
+  return (long long) (u / 1000000000ULL * h + u % 1000000000ULL * h / 1000000000ULL);
+}
+
 static long long at_rate(long long hz)
 {
-  unsigned long long t = (unsigned long long) sim_now, h = (unsigned long long) hz;
-  return (long long) (t / 1000000000ULL * h + t % 1000000000ULL * h / 1000000000ULL);
+  return count_at(sim_now, hz);
 }
 
 /* a read that takes cost_ns and samples a counter of hz at its end */
@@ -100,7 +106,8 @@ struct machine {
   struct { const char *path, *text; } files[MACHINE_FILES];
   long long core_hz;   /* what a core runs at just now */
   long long tick_hz;   /* the ISA's off-core clock: TSC, CNTVCT, time base, TOD */
-  long long syscall_ns; /* one perf system call (read, ioctl, open) */
+  long long syscall_ns; /* a perf system call (read, ioctl, open) in the kernel ... */
+  long long syscall_user_ns; /* ... and around it in user mode */
   int perf_errno;      /* every perf_event_open fails with this; 0: the PMU answers */
   unsigned int atom_type; /* the E-core PMU's type on hybrid Intel, else 0 */
   int cap_user_rdpmc;  /* what a perf event's mmap'd page says */
@@ -109,6 +116,23 @@ struct machine {
   int nleaves;
 };
 static struct machine M;
+
+/* The core cycles this thread spent in user mode: what a perf event with
+   exclude_kernel counts (the library asks for that first, and every
+   kernel here grants it), and what the PMU counters that perf or a module
+   set up read. */
+static long long user_cycles(void)
+{
+  return count_at(sim_now - kernel_ns, M.core_hz);
+}
+
+/* A system call: syscall_user_ns on the user side (libc, the loop
+   around it), then syscall_ns in the kernel */
+static void syscall_time(void)
+{
+  sim_now += M.syscall_user_ns + M.syscall_ns;
+  kernel_ns += M.syscall_ns;
+}
 
 static void file(const char *path, const char *text)
 {
@@ -197,7 +221,12 @@ static int machine_tsc_faults(void)
 #define INTEL_RAW_CYCLES 0x3c
 
 #ifdef __linux__
-static struct { int open, atom; long long since; } perf[PERF_SLOTS];
+static struct { int open, atom, user_only; long long since; } perf[PERF_SLOTS];
+
+static long long event_count(int i)
+{
+  return perf[i].atom ? 0 : (perf[i].user_only ? user_cycles() : at_rate(M.core_hz)) - perf[i].since;
+}
 static struct perf_event_mmap_page pages[PERF_SLOTS];
 
 static long knob(const char *path, long otherwise)
@@ -224,7 +253,7 @@ static long machine_perf_open(void *attr, int pid, int cpu, int group_fd, unsign
   long paranoid = knob("/proc/sys/kernel/perf_event_paranoid", 2);
   int i, atom = M.atom_type && a->type == M.atom_type && a->config == INTEL_RAW_CYCLES;
   (void) pid; (void) cpu; (void) group_fd; (void) flags;
-  sim_now += M.syscall_ns;
+  syscall_time();
   if (M.perf_errno) { errno = M.perf_errno; return -1; }
   /* above 2 (Debian's 3, Ubuntu's 4) nothing for unprivileged users;
      at 2 only with the kernel excluded */
@@ -237,7 +266,9 @@ static long machine_perf_open(void *attr, int pid, int cpu, int group_fd, unsign
   if (i == PERF_SLOTS) { errno = EMFILE; return -1; }
   perf[i].open = 1;
   perf[i].atom = atom;
-  perf[i].since = at_rate(M.core_hz);
+  perf[i].user_only = a->exclude_kernel;
+  perf[i].since = 0;
+  perf[i].since = event_count(i);
   return PERF_FIRST_FD + i;
 }
 
@@ -247,9 +278,9 @@ static long machine_read_fd(int fd, void *buf, size_t size)
 {
   int i = perf_slot(fd);
   long long count;
-  sim_now += M.syscall_ns;
+  syscall_time();
   if (i < 0 || size != sizeof count) { errno = EBADF; return -1; }
-  count = perf[i].atom ? 0 : at_rate(M.core_hz) - perf[i].since;
+  count = event_count(i);
   memcpy(buf, &count, sizeof count);
   return sizeof count;
 }
@@ -257,7 +288,7 @@ static long machine_read_fd(int fd, void *buf, size_t size)
 static int machine_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 {
   (void) request; (void) arg;
-  sim_now += M.syscall_ns;
+  syscall_time();
   if (perf_slot(fd) < 0) { errno = EBADF; return -1; }
   return 0;
 }
@@ -265,6 +296,7 @@ static int machine_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 static int machine_close_fd(int fd)
 {
   int i = perf_slot(fd);
+  syscall_time();
   if (i < 0) { errno = EBADF; return -1; }
   perf[i].open = 0;
   return 0;
@@ -302,9 +334,10 @@ static int core_event_open(void) { return 0; }
 
 /* ---- models of the reads, on the simulated clock ---- */
 
-static long long model_core_cycles(void) /* PMCCNTR_EL0, RDPMC of a counter perf put the event on */
+static long long model_core_cycles(void) /* PMCCNTR, RDPMC of a counter perf put the event on */
 {
-  return read_at(3, M.core_hz);
+  sim_now += 3;
+  return user_cycles();
 }
 
 static long long model_monotonic(void) /* clock_gettime(CLOCK_MONOTONIC) */
@@ -346,6 +379,18 @@ static void set_row(int i, const char *name, const struct cpucycles_counter *rea
   rows[i].setup = real->setup;
   rows[i].close = real->close;
   rows[i].ticks = ticks ? ticks : real->ticks;
+}
+
+/* A row for a counter of another ISA: its setup played by the test */
+static void set_stand_in(int i, const char *name, long long (*setup)(struct cpucycles_probe *),
+                         long long (*ticks)(void), void (*close)(void))
+{
+  struct cpucycles_counter c;
+  c.name = name;
+  c.setup = setup;
+  c.ticks = ticks;
+  c.close = close;
+  set_row(i, name, &c, 0);
 }
 
 #define SLOT(i) \

@@ -15,14 +15,15 @@ static long long fixed1;
 static long long model_rdpmc_fixed(void)
 {
   sim_now += 10;
-  if (core_event_open()) fixed1 = at_rate(M.core_hz);
+  if (core_event_open()) fixed1 = user_cycles();
   return fixed1;
 }
 
 /* RDPMC of the counter perf's page names (AMD) */
 static long long model_rdpmc(void)
 {
-  return read_at(10, M.core_hz);
+  sim_now += 10;
+  return user_cycles();
 }
 
 /* This build's rows, with the reads this host cannot make modelled. */
@@ -68,6 +69,7 @@ static void intel_server(void)
   M.core_hz = 2100000000;
   M.tick_hz = 2100000000;
   M.syscall_ns = 300;
+  M.syscall_user_ns = 35;
   amd64_rows();
 }
 
@@ -95,6 +97,7 @@ static void intel_hybrid(void)
   M.core_hz = 5200000000LL;
   M.tick_hz = 3187200000LL;
   M.syscall_ns = 250;
+  M.syscall_user_ns = 35;
   amd64_rows();
 }
 
@@ -116,6 +119,7 @@ static void amd_zen(void)
   M.core_hz = 2400000000LL;
   M.tick_hz = 2400000000LL;
   M.syscall_ns = 300;
+  M.syscall_user_ns = 35;
   amd64_rows();
 }
 
@@ -142,6 +146,7 @@ static void desktop_6ghz(void)
   M.core_hz = 3200000000LL;
   M.tick_hz = 3187200000LL;
   M.syscall_ns = 250;
+  M.syscall_user_ns = 35;
   amd64_rows();
 }
 
@@ -165,6 +170,7 @@ static void kvm_guest(void)
   M.core_hz = 2593906000LL;
   M.tick_hz = 2593906000LL;
   M.syscall_ns = 400;
+  M.syscall_user_ns = 35;
   amd64_rows();
 }
 

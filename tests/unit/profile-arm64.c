@@ -45,20 +45,13 @@ static long long arm64_vct_setup(struct cpucycles_probe *probe)
   return M.tick_hz;
 }
 
-static void nothing(void)
-{
-}
-
 static void arm64_rows(void)
 {
 #ifdef __linux__
-  static const struct cpucycles_counter perfpmc_row = { "arm64-perfpmc", arm64_perfpmc_setup, 0, arm64_perfpmc_close };
-  static const struct cpucycles_counter pmc_row = { "arm64-pmc", arm64_pmc_setup, 0, nothing };
-  static const struct cpucycles_counter vct_row = { "arm64-vct", arm64_vct_setup, 0, nothing };
   /* PMCCNTR_EL0 reads where perf lets user code read it, else traps */
-  set_row(0, perfpmc_row.name, &perfpmc_row, model_core_cycles);
-  set_row(1, pmc_row.name, &pmc_row, model_trap);
-  set_row(2, vct_row.name, &vct_row, model_tick_clock);
+  set_stand_in(0, "arm64-perfpmc", arm64_perfpmc_setup, model_core_cycles, arm64_perfpmc_close);
+  set_stand_in(1, "arm64-pmc", arm64_pmc_setup, model_trap, 0);
+  set_stand_in(2, "arm64-vct", arm64_vct_setup, model_tick_clock, 0);
   if (default_rows(3) != ARM64_ROWS) abort();
 #endif
 }
@@ -89,6 +82,7 @@ static void arm64_server(void)
   M.core_hz = 3000000000LL;
   M.tick_hz = 25000000;
   M.syscall_ns = 250;
+  M.syscall_user_ns = 40;
   M.pmc_width = 64;
   arm64_rows();
 }
