@@ -64,6 +64,9 @@ static const struct cpucycles_counter *host_row(const char *name)
   return 0;
 }
 
+/* helpers that not every profile test uses */
+#define SHARED static __attribute__((unused))
+
 /* ---- the simulated clock ---- */
 
 #define SIM_START_NS 1000000000000LL /* 1000 s after boot */
@@ -86,7 +89,7 @@ static long long at_rate(long long hz)
 }
 
 /* a read that takes cost_ns and samples a counter of hz at its end */
-static long long read_at(long long cost_ns, long long hz)
+SHARED long long read_at(long long cost_ns, long long hz)
 {
   sim_now += cost_ns;
   return at_rate(hz);
@@ -121,7 +124,7 @@ static struct machine M;
    exclude_kernel counts (the library asks for that first, and every
    kernel here grants it), and what the PMU counters that perf or a module
    set up read. */
-static long long user_cycles(void)
+SHARED long long user_cycles(void)
 {
   return count_at(sim_now - kernel_ns, M.core_hz);
 }
@@ -177,7 +180,7 @@ static int machine_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r
   return M.nleaves > 0;
 }
 
-static void leaf(unsigned int n, unsigned int a, unsigned int b, unsigned int c, unsigned int d)
+SHARED void leaf(unsigned int n, unsigned int a, unsigned int b, unsigned int c, unsigned int d)
 {
   unsigned int *l;
   if (M.nleaves == MACHINE_LEAVES) abort();
@@ -186,7 +189,7 @@ static void leaf(unsigned int n, unsigned int a, unsigned int b, unsigned int c,
 }
 
 /* 12 characters as CPUID gives them: EBX, EDX, ECX of leaf 0 */
-static unsigned int word(const char *s, int i)
+SHARED unsigned int word(const char *s, int i)
 {
   unsigned int w;
   memcpy(&w, s + 4 * i, 4);
@@ -195,7 +198,7 @@ static unsigned int word(const char *s, int i)
 
 /* An x86 CPU: vendor and highest leaf, signature (CPUID 1 EAX), whether
    it is a guest (CPUID 1 ECX bit 31), and an invariant TSC. */
-static void x86_cpu(const char *vendor, unsigned int max, unsigned int signature, int guest)
+SHARED void x86_cpu(const char *vendor, unsigned int max, unsigned int signature, int guest)
 {
   leaf(0, max, word(vendor, 0), word(vendor, 2), word(vendor, 1));
   leaf(1, signature, 0, guest ? 0x80000000u : 0, 0);
@@ -204,7 +207,7 @@ static void x86_cpu(const char *vendor, unsigned int max, unsigned int signature
 }
 
 /* Intel's architectural PMU (leaf 0xA): version, fixed counters, width */
-static void x86_pmu(unsigned int version, unsigned int fixed, unsigned int width)
+SHARED void x86_pmu(unsigned int version, unsigned int fixed, unsigned int width)
 {
   leaf(0xa, version | 8 << 8 | 48 << 16, 0, 0, fixed | width << 5);
 }
@@ -222,12 +225,14 @@ static int machine_tsc_faults(void)
 
 #ifdef __linux__
 static struct { int open, atom, user_only; long long since; } perf[PERF_SLOTS];
+static struct perf_event_mmap_page pages[PERF_SLOTS];
 
+/* An event's count since it was opened.  The thread stays on cpu0, a
+   P-core on hybrid Intel: an E-core event counts nothing. */
 static long long event_count(int i)
 {
   return perf[i].atom ? 0 : (perf[i].user_only ? user_cycles() : at_rate(M.core_hz)) - perf[i].since;
 }
-static struct perf_event_mmap_page pages[PERF_SLOTS];
 
 static long knob(const char *path, long otherwise)
 {
@@ -272,8 +277,6 @@ static long machine_perf_open(void *attr, int pid, int cpu, int group_fd, unsign
   return PERF_FIRST_FD + i;
 }
 
-/* The thread stays on cpu0, a P-core on hybrid Intel: an E-core event
-   counts nothing. */
 static long machine_read_fd(int fd, void *buf, size_t size)
 {
   int i = perf_slot(fd);
@@ -320,7 +323,7 @@ static void machine_unmap_page(void *page)
 
 /* whether a cycles event on the core PMU is open: it keeps Intel's
    fixed-function counter 1 counting */
-static int core_event_open(void)
+SHARED int core_event_open(void)
 {
   int i;
   for (i = 0; i < PERF_SLOTS; ++i)
@@ -329,12 +332,12 @@ static int core_event_open(void)
 }
 #else
 static int perf_open_count(void) { return 0; }
-static int core_event_open(void) { return 0; }
+SHARED int core_event_open(void) { return 0; }
 #endif
 
 /* ---- models of the reads, on the simulated clock ---- */
 
-static long long model_core_cycles(void) /* PMCCNTR, RDPMC of a counter perf put the event on */
+SHARED long long model_core_cycles(void) /* PMCCNTR, RDPMC of a counter perf put the event on */
 {
   sim_now += 3;
   return user_cycles();
@@ -350,13 +353,13 @@ static long long model_gettimeofday(void)
   return read_at(CLOCK_READ_NS, 1000000);
 }
 
-static long long model_trap(void) /* an instruction user code may not run here */
+SHARED long long model_trap(void) /* an instruction user code may not run here */
 {
   fake_crash(SIGILL);
   return 0;
 }
 
-static long long model_tick_clock(void) /* RDTSC, CNTVCT_EL0, mftb, stckf */
+SHARED long long model_tick_clock(void) /* RDTSC, CNTVCT_EL0, mftb, stckf */
 {
   return read_at(8, M.tick_hz);
 }
@@ -382,7 +385,7 @@ static void set_row(int i, const char *name, const struct cpucycles_counter *rea
 }
 
 /* A row for a counter of another ISA: its setup played by the test */
-static void set_stand_in(int i, const char *name, long long (*setup)(struct cpucycles_probe *),
+SHARED void set_stand_in(int i, const char *name, long long (*setup)(struct cpucycles_probe *),
                          long long (*ticks)(void), void (*close)(void))
 {
   struct cpucycles_counter c;
@@ -410,7 +413,7 @@ SLOT(8) SLOT(9) SLOT(10) SLOT(11) SLOT(12) SLOT(13) SLOT(14) SLOT(15)
 
 /* The rows every Linux build ends with, from this build: real setups;
    the OS clocks read on the simulated clock. */
-static int default_rows(int i)
+SHARED int default_rows(int i)
 {
   static const char *const names[] = { "default-perfevent", "default-monotonic", "default-gettimeofday", "default-zero" };
   static long long (*const models[])(void) = { 0, model_monotonic, model_gettimeofday, 0 };
@@ -426,7 +429,7 @@ static int default_rows(int i)
 /* The counters cpucycles/options lists for a Linux build of isa, in
    order, as one line ("a b c"): what configure would put in its table.
    default-mach is left out (it compiles only with Mach). */
-static int options_order(const char *isa, char *out, size_t size)
+SHARED int options_order(const char *isa, char *out, size_t size)
 {
   FILE *f = fopen("cpucycles/options", "r");
   char line[64];
@@ -444,7 +447,7 @@ static int options_order(const char *isa, char *out, size_t size)
 }
 
 /* The first count rows as one line of names */
-static void table_order(int count, char *out, size_t size)
+SHARED void table_order(int count, char *out, size_t size)
 {
   int i;
   size_t used = 0;
@@ -494,6 +497,15 @@ static void plug_machine(void)
 #endif
 }
 
+/* from into to, cut to its size */
+static void copy_text(char *to, size_t size, const char *from)
+{
+  size_t n = strlen(from);
+  if (n >= size) n = size - 1;
+  memcpy(to, from, n);
+  to[n] = 0;
+}
+
 /* What the trace says, from its lines */
 static void read_trace(FILE *trace, struct result *r)
 {
@@ -510,8 +522,8 @@ static void read_trace(FILE *trace, struct result *r)
     line[strcspn(line, "\n")] = 0;
     if (sscanf(line, "cpucycles tracesetup %d %63s precision %*d scaling %63s only32", &n, name, scaling) == 3 &&
         !strcmp(name, r->chosen))
-      snprintf(r->scaling, sizeof r->scaling, "%s", scaling);
-    if (!strncmp(line, "cpucycles persecond-source ", 27)) snprintf(r->source, sizeof r->source, "%s", line + 27);
+      copy_text(r->scaling, sizeof r->scaling, scaling);
+    if (!strncmp(line, "cpucycles persecond-source ", 27)) copy_text(r->source, sizeof r->source, line + 27);
     /* chosen on its merit, and a stated rate agreeing with the clock */
     if (!strncmp(line, verdict, strlen(verdict)) && !strstr(line, "disagrees")) r->verdict_ok = 1;
   }
@@ -531,7 +543,7 @@ static void live(const struct profile *p, int traced, struct result *r)
   p->build();
   if (traced) cpucycles_tracesetup(); /* as cpucycles-info: every counter measured */
   cpucycles();
-  snprintf(r->chosen, sizeof r->chosen, "%s", cpucycles_implementation());
+  copy_text(r->chosen, sizeof r->chosen, cpucycles_implementation());
   r->persecond = cpucycles_persecond();
   a = cpucycles();
   sim_now += COUNT_SECONDS * 1000000000LL;

@@ -45,11 +45,6 @@ static void amd64_rows(void)
   }
 }
 
-static void no_cpufreq(void)
-{
-  /* nothing: a missing file is what the seam serves */
-}
-
 /* Intel server, bare metal (Sapphire Rapids: family 6 model 0x8f):
    leaf 0x15 states a 2.1 GHz TSC from a 25 MHz crystal, PMC version 5
    with 4 fixed counters of 48 bits; cpucycles-open has run (paranoid 2,
@@ -165,7 +160,6 @@ static void kvm_guest(void)
   file("/proc/sys/kernel/perf_event_paranoid", "2\n");
   file("/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel Xeon Processor (Icelake)\n"
                         "cpu MHz\t\t: 2593.906\n");
-  no_cpufreq();
   M.perf_errno = ENOENT;
   M.core_hz = 2593906000LL;
   M.tick_hz = 2593906000LL;
