@@ -20,7 +20,7 @@
    cpucycles_persecond(), then the trace) and as cpucycles-info calls
    (trace first, which measures every counter).  Both must give the
    profile's expectations: the chosen counter, persecond, the source word
-   the trace prints, the chosen counter's scaling in the trace, what
+   the trace prints, the chosen counter's scaling and class in the trace, what
    cpucycles() counts over 5 s of the machine's time, and which perf fds
    stay open.  The expectations are also the rows of the table "Machine
    profiles" in doc/counters.md, which each test compares with its own. */
@@ -467,6 +467,7 @@ struct profile {
   long long persecond;
   const char *source;  /* as "cpucycles persecond-source" prints it */
   const char *scaling; /* the chosen counter's "scaling" in the trace */
+  const char *klass;   /* what its counts are: "cpucycles class NAME ..." */
   long long per_second; /* cpucycles() per second of the machine's time */
   int fds;             /* perf fds open after the selection: the chosen counter's */
 };
@@ -474,7 +475,7 @@ struct profile {
 #define TRACE_BYTES 6144
 struct result {
   int ran;
-  char chosen[32], source[96], scaling[32];
+  char chosen[32], source[96], scaling[32], klass[64];
   long long persecond, count;
   int fds, verdict_ok;
   char trace[TRACE_BYTES];
@@ -524,6 +525,8 @@ static void read_trace(FILE *trace, struct result *r)
         !strcmp(name, r->chosen))
       copy_text(r->scaling, sizeof r->scaling, scaling);
     if (!strncmp(line, "cpucycles persecond-source ", 27)) copy_text(r->source, sizeof r->source, line + 27);
+    if (sscanf(line, "cpucycles class %63s", name) == 1 && !strcmp(name, r->chosen))
+      copy_text(r->klass, sizeof r->klass, line + 16 + strlen(name) + 1);
     /* chosen on its merit, and a stated rate agreeing with the clock */
     if (!strncmp(line, verdict, strlen(verdict)) && !strstr(line, "disagrees")) r->verdict_ok = 1;
   }
@@ -638,14 +641,15 @@ static void run_profile(const struct profile *p)
   CHECK("persecond", r.persecond == p->persecond, "persecond %lld (want %lld)", r.persecond, p->persecond);
   CHECK("source", !strcmp(r.source, p->source), "persecond-source '%s' (want '%s')", r.source, p->source);
   CHECK("scaling", !strcmp(r.scaling, p->scaling), "scaling %s (want %s)", r.scaling, p->scaling);
+  CHECK("class", !strcmp(r.klass, p->klass), "class '%s' (want '%s')", r.klass, p->klass);
   CHECK("counts", counts_right(r.count, want), "cpucycles() moved %lld in %d s (want %lld)", r.count,
         COUNT_SECONDS, want);
   CHECK("fds", r.fds == p->fds, "%d perf fds open (want %d)", r.fds, p->fds);
   CHECK("traced_same", !strcmp(t.chosen, r.chosen) && t.verdict_ok && t.persecond == r.persecond &&
-        !strcmp(t.source, r.source) && !strcmp(t.scaling, r.scaling) && counts_right(t.count, want) &&
-        t.fds == r.fds,
-        "traced first: %s, %lld from '%s', scaling %s, %lld counted, %d fds", t.chosen, t.persecond, t.source,
-        t.scaling, t.count, t.fds);
+        !strcmp(t.source, r.source) && !strcmp(t.scaling, r.scaling) && !strcmp(t.klass, r.klass) &&
+        counts_right(t.count, want) && t.fds == r.fds,
+        "traced first: %s, %lld from '%s', scaling %s, class '%s', %lld counted, %d fds", t.chosen, t.persecond,
+        t.source, t.scaling, t.klass, t.count, t.fds);
 #undef CHECK
   /* what the machine got, for the reader of the test's output */
   printf("# %s, as a program calls (the trace after its first call):\n", p->id);
@@ -663,8 +667,8 @@ static void run_profile(const struct profile *p)
 
 static void doc_row(const struct profile *p, const char *test, char *out, size_t size)
 {
-  snprintf(out, size, "| %s | %s | %lld | %s | %s | %lld | %s |", p->machine, p->chosen, p->persecond, p->source,
-           p->scaling, p->per_second, test);
+  snprintf(out, size, "| %s | %s | %lld | %s | %s | %s | %lld | %s |", p->machine, p->chosen, p->persecond,
+           p->source, p->scaling, p->klass, p->per_second, test);
 }
 
 /* The rows of the doc table whose last column is test must be this test's

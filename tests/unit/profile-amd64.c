@@ -170,15 +170,15 @@ static void kvm_guest(void)
 
 static const struct profile profiles[] = {
   { "intel_server", "Intel server, bare metal: CPUID 0x15 TSC rate, PMU version 5, rdpmc 2, userspace governor at 2.1 GHz",
-    intel_server, "amd64-perfpmcff", 2100000000LL, "sysfs cpufreq scaling_setspeed", "1.000000", 2100000000LL, 1 },
+    intel_server, "amd64-perfpmcff", 2100000000LL, "sysfs cpufreq scaling_setspeed", "1.000000", "core", 2100000000LL, 1 },
   { "intel_hybrid", "hybrid Intel (Alder Lake): cpu_core and cpu_atom PMUs, rdpmc 2, intel_pstate cap 5.2 GHz",
-    intel_hybrid, "amd64-perfpmcff", 5200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", 5200000000LL, 2 },
+    intel_hybrid, "amd64-perfpmcff", 5200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", "core", 5200000000LL, 2 },
   { "amd_zen", "AMD Zen 4 server, bare metal: rdpmc 2, /etc/cpucyclespersecond 2.4 GHz",
-    amd_zen, "amd64-perfpmc", 2400000000LL, "file /etc/cpucyclespersecond", "1.000000", 2400000000LL, 1 },
+    amd_zen, "amd64-perfpmc", 2400000000LL, "file /etc/cpucyclespersecond", "1.000000", "core", 2400000000LL, 1 },
   { "desktop_6ghz", "6 GHz Intel desktop out of the box (paranoid 4, rdpmc 1), boost capped: scaling_max_freq 3.2 GHz, TSC 3187.2 MHz",
-    desktop_6ghz, "amd64-tsc", 3200000000LL, "sysfs cpufreq scaling_max_freq", "1.004016", 3200000000LL, 0 },
+    desktop_6ghz, "amd64-tsc", 3200000000LL, "sysfs cpufreq scaling_max_freq", "1.004016", "offcore rate 3187200000", 3200000000LL, 0 },
   { "kvm_guest", "KVM guest, no PMU: hypervisor CPUID 0x40000010 states the TSC rate 2593.906 MHz",
-    kvm_guest, "amd64-tsc", 2593906000LL, "cpuinfo /proc/cpuinfo cpu MHz", "1.000000", 2593906000LL, 0 },
+    kvm_guest, "amd64-tsc", 2593906000LL, "cpuinfo /proc/cpuinfo cpu MHz", "1.000000", "offcore rate 2593906000", 2593906000LL, 0 },
 };
 
 int main(void)

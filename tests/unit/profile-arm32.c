@@ -72,9 +72,9 @@ static void arm32_pmu_perf(void)
    counter wraps once, and the extension must count it. */
 static const struct profile profiles[] = {
   { "arm32_pmu", "arm32 Cortex-A board, Debian armhf (perf_event_paranoid 3), PMU user access granted by a module, cpufreq max 1.2 GHz",
-    arm32_pmu, "arm32-cortex", 1200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", 1200000000LL, 0 },
+    arm32_pmu, "arm32-cortex", 1200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", "core32", 1200000000LL, 0 },
   { "arm32_pmu_perf", "the same arm32 board with perf_event_paranoid 2",
-    arm32_pmu_perf, "default-perfevent", 1200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", 1200000000LL, 1 },
+    arm32_pmu_perf, "default-perfevent", 1200000000LL, "sysfs cpufreq scaling_max_freq", "1.000000", "core", 1200000000LL, 1 },
 };
 
 int main(void)

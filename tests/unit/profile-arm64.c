@@ -20,7 +20,7 @@ static long long arm64_perfpmc_setup(struct cpucycles_probe *probe)
 {
   if (!cpucycles_perf_user_counter(&perfpmc, 1 | 2, probe)) return CPUCYCLES_SKIP;
   if (perfpmc.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
-  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0)");
+  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(&perfpmc);
   return CPUCYCLES_SKIP;
 }
@@ -104,9 +104,9 @@ static void arm64_server_opened(void)
    persecond is that counter's measured rate. */
 static const struct profile profiles[] = {
   { "arm64_server", "arm64 server without cpufreq (no MHz anywhere), out of the box: perf_user_access 0, CNTFRQ 25 MHz, cores at 3 GHz",
-    arm64_server, "default-perfevent", 2399987654LL, "default", "1.000000", 3000000000LL, 1 },
+    arm64_server, "default-perfevent", 2399987654LL, "default", "1.000000", "core", 3000000000LL, 1 },
   { "arm64_server_opened", "the same arm64 server after cpucycles-open: perf_user_access 1",
-    arm64_server_opened, "arm64-perfpmc", 3000000000LL, "measured arm64-perfpmc against CLOCK_MONOTONIC", "1.000000",
+    arm64_server_opened, "arm64-perfpmc", 3000000000LL, "measured arm64-perfpmc against CLOCK_MONOTONIC", "1.000000", "core",
     3000000000LL, 1 },
 };
 

@@ -56,7 +56,7 @@ static void power_200cpus(void)
 /* scaling 2900 MHz / 512 MHz = 5.6640625 */
 static const struct profile profiles[] = {
   { "power_200cpus", "POWER9 partition, 200 CPUs, Ubuntu (perf_event_paranoid 4): /proc/cpuinfo clock 2900 MHz, timebase 512 MHz on a line past 16 KiB, no cpufreq",
-    power_200cpus, "ppc64-mftb", 2900000000LL, "cpuinfo /proc/cpuinfo clock", "5.664062", 2900000000LL, 0 },
+    power_200cpus, "ppc64-mftb", 2900000000LL, "cpuinfo /proc/cpuinfo clock", "5.664062", "offcore rate 512000000", 2900000000LL, 0 },
 };
 
 int main(void)

@@ -60,7 +60,7 @@ static void s390x(void)
 /* scaling 5200 MHz / 4096 MHz = 1.26953125 */
 static const struct profile profiles[] = {
   { "s390x", "IBM z15 partition, 16 CPUs: /proc/cpuinfo cpu MHz static 5200, TOD clock 4096 MHz, no CPU-MF cycle counter",
-    s390x, "s390x-stckf", 5200000000LL, "cpuinfo /proc/cpuinfo cpu MHz static", "1.269531", 5200000000LL, 0 },
+    s390x, "s390x-stckf", 5200000000LL, "cpuinfo /proc/cpuinfo cpu MHz static", "1.269531", "offcore rate 4096000000", 5200000000LL, 0 },
 };
 
 int main(void)
