@@ -172,15 +172,16 @@ static void persecond_job(void)
   struct cpucycles_trace *t = &s->trace[s->chosen];
   long long (*ticks)(void) = cpucycles_counters[s->chosen].ticks;
   int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32);
-  if (!s->persecond) {
-    s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
-    if (core && !strcmp(s->persecond_source, "default")) {
-      long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
-      if (hz >= PERSECOND_MEASURED_LEAST) {
-        s->persecond = hz;
-        s->persecond_source = "measured";
-        s->persecond_counter = s->chosen;
-      }
+  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
+  /* also when a scaled counter earlier in the list took the default
+     before this core counter had worked: the chosen counter is unscaled,
+     so its own rate is the one to report */
+  if (core && !strcmp(s->persecond_source, "default")) {
+    long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
+    if (hz >= PERSECOND_MEASURED_LEAST) {
+      s->persecond = hz;
+      s->persecond_source = "measured";
+      s->persecond_counter = s->chosen;
     }
   }
   if (t->precision && t->setup > 0) t->measured_hz = (long long) cpucycles_measured_hz(ticks, 0);
