@@ -49,7 +49,7 @@ $(PACKAGE)/lib/libcpucycles.so: $(PACKAGE)/lib/libcpucycles.so.1
 
 # man pages, pkg-config and CMake files and docs go into the package tree
 docs: $(LIBFILES)
-	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)"
+	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)"
 
 # DESTDIR reaches the script apart too: it decides whether ldconfig may run
 install: all
