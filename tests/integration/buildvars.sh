@@ -99,6 +99,20 @@ else
   fail buildvars_gcc_no_warnings "make: $(tail -n 3 make.out)"
 fi
 
+# a line with a wrapper before the compiler and a target option after it
+cp compilers/default compilers/default.orig
+m=
+[ "$(sh scripts/hostarch "$(uname -m)")" = amd64 ] && m=' -m64'
+echo "env $cc1$m -O1 -fPIC -g -fwrapv" > compilers/default
+./configure --noclean > conf.out 2>&1
+if grep -qx "CC = env $cc1$m" build/0/config.mk && grep -qx 'CFLAGS = -O1 -g' build/0/config.mk; then
+  pass buildvars_compilers_line_wrapper_and_target
+else
+  fail buildvars_compilers_line_wrapper_and_target "$(grep -E '^(CC|CFLAGS) |error' build/0/config.mk conf.out)"
+fi
+mv compilers/default.orig compilers/default
+./configure --noclean > conf.out 2>&1
+
 # make's command line wins for one run, and never drops the library's
 # flags: make CC=clang used to fail at link time (TPOFF32, -fPIC)
 if command -v clang > /dev/null 2>&1; then
