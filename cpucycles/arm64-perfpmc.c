@@ -15,7 +15,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS, probe)) return CPUCYCLES_SKIP;
   /* the page says whether EL0 may read, so the read cannot trap */
   if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
-  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
+  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }
