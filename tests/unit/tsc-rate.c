@@ -14,12 +14,13 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <errno.h>
 #include <stdio.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
 #include "cpucycles.h"
 #include "serve.h"
+#include "trace.h"
+#include "child.h"
 
 /* a guest whose hypervisor states no rate: leaves 0, 1 and 0x40000000 */
 #define MOST_CPUID 3
@@ -120,48 +121,32 @@ static long no_perf(void *attr, int pid, int cpu, int group_fd, unsigned long fl
    perf, a 3 GHz cpu MHz line.  The child reports the clock reads of the
    first call, the chosen counter, persecond, and whether the trace,
    printed after cpucycles_persecond(), says the stated rate disagrees. */
-struct first_call { long long reads, persecond; int disagrees; char chosen[32]; };
+struct first_call { long long stated, reads, persecond; int fake_time, disagrees; char chosen[32]; };
+
+static void first_call_job(void *arg)
+{
+  struct first_call *out = arg;
+  char prefix[64];
+  machine("GenuineIntel", 0x000906ea, 1, 0);
+  set(0x15, 1, 100, (unsigned int) (out->stated / 100), 0);
+  fake_os.read_text = cpuinfo_3ghz;
+  fake_os.perf_event_open = no_perf;
+  if (out->fake_time) fake_os.nanoseconds = counted_clock;
+  cpucycles();
+  out->reads = clock_reads;
+  fake_os.nanoseconds = 0;
+  snprintf(out->chosen, sizeof out->chosen, "%s", cpucycles_implementation());
+  out->persecond = cpucycles_persecond();
+  snprintf(prefix, sizeof prefix, "cpucycles counter %s ", out->chosen);
+  out->disagrees = trace_has(prefix, "disagrees");
+}
 
 static int first_call(long long stated, int fake_time, struct first_call *out)
 {
-  int p[2], status;
-  pid_t pid;
   memset(out, 0, sizeof *out);
-  if (pipe(p)) return 0;
-  pid = fork();
-  if (pid == 0) {
-    char line[512];
-    FILE *trace = tmpfile();
-    close(p[0]);
-    machine("GenuineIntel", 0x000906ea, 1, 0);
-    set(0x15, 1, 100, (unsigned int) (stated / 100), 0);
-    fake_os.read_text = cpuinfo_3ghz;
-    fake_os.perf_event_open = no_perf;
-    if (fake_time) fake_os.nanoseconds = counted_clock;
-    cpucycles();
-    out->reads = clock_reads;
-    fake_os.nanoseconds = 0;
-    snprintf(out->chosen, sizeof out->chosen, "%s", cpucycles_implementation());
-    out->persecond = cpucycles_persecond();
-    if (trace) {
-      fflush(stdout);
-      dup2(fileno(trace), 1);
-      cpucycles_tracesetup();
-      fflush(stdout);
-      rewind(trace);
-      while (fgets(line, sizeof line, trace))
-        if (!strncmp(line, "cpucycles counter ", 18) && !strncmp(line + 18, out->chosen, strlen(out->chosen)) &&
-            line[18 + strlen(out->chosen)] == ' ' && strstr(line, "disagrees"))
-          out->disagrees = 1;
-    }
-    if (write(p[1], out, sizeof *out) != (long) sizeof *out) _exit(1);
-    _exit(0);
-  }
-  close(p[1]);
-  if (pid < 0 || read(p[0], out, sizeof *out) != (long) sizeof *out) out->chosen[0] = 0;
-  close(p[0]);
-  if (pid > 0) waitpid(pid, &status, 0);
-  return out->chosen[0] != 0;
+  out->stated = stated;
+  out->fake_time = fake_time;
+  return in_child(first_call_job, out, sizeof *out) && out->chosen[0];
 }
 
 /* amd64-tsc, or x86-tsc in a 32-bit build */
