@@ -87,3 +87,14 @@ if grep -q 'ran ldconfig' "$d/out.0" && [ -f "$d/ldconfig.ran.0" ] && [ ! -f "$d
 else
   fail install_runs_ldconfig "root: $(tail -n 1 "$d/out.0"); user: $(tail -n 1 "$d/out.1000")"
 fi
+
+# the installed docs lie side by side: every doc they name by file is there
+docs=$PACKAGE/share/doc/libcpucycles
+missing=$(grep -oh '`[a-z0-9/-]*\.md`' "$docs"/*.md | tr -d '`' | sort -u | while read -r f; do
+  [ -f "$docs/$f" ] || echo "$f"
+done)
+if [ -f "$docs/README.md" ] && [ -z "$missing" ]; then
+  pass installed_docs_name_installed_files
+else
+  fail installed_docs_name_installed_files "named but not installed beside them: $(echo $missing)"
+fi
