@@ -1,44 +1,70 @@
 # libcpucycles.  Run ./configure first: it decides what to build for the
 # host and writes build/0/config.mk (variables) and build/0/rules.mk (one
 # explicit rule per object).  This file says what the targets are.
+#
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS and AR come from configure and may be
+# overridden for one run (make CC=clang CFLAGS=-O3); LIB_CFLAGS, the flags
+# the library needs (-fPIC -fvisibility=hidden -fwrapv), is added anyway.
 
 default: all
 
-include build/0/config.mk
-include build/0/rules.mk
+# Until ./configure has run there is no build/0/config.mk: every target
+# but clean and distclean then goes through $(STATE) = unconfigured, which
+# says so (a single prerequisite, so that even make -j starts nothing
+# else).  config.mk sets STATE = configured.
+STATE = unconfigured
+-include build/0/config.mk
+-include build/0/rules.mk
 
-LIBS = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/libcpucycles.so.1 \
-       $(PACKAGE)/lib/libcpucycles.so
+COMPILE = $(CC) $(INC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS)
+LINK = $(CC) $(LIB_CFLAGS) $(CFLAGS) $(LDFLAGS)
+
+LIBFILES = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/libcpucycles.so.1 \
+           $(PACKAGE)/lib/libcpucycles.so
 HEADER = $(PACKAGE)/include/cpucycles.h
 
-all: $(HEADER) $(LIBS) $(PROGRAMS) docs
+all: $(STATE)
+
+configured: $(HEADER) $(LIBFILES) $(PROGRAMS) docs
+
+unconfigured:
+	@echo "libcpucycles: not configured yet: run ./configure first (./configure --help)" >&2; exit 1
 
 $(HEADER): include/cpucycles.h
+	@mkdir -p $(@D)
 	cp include/cpucycles.h $@
 
 $(PACKAGE)/lib/libcpucycles.a: $(LIBOBJS)
+	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $(LIBOBJS)
 
 $(PACKAGE)/lib/libcpucycles.so.1: $(LIBOBJS) wrapper/exports.map
-	$(CC) $(SHARED) $(LIBOBJS) -o $@ $(LIBPTHREAD)
+	@mkdir -p $(@D)
+	$(LINK) $(SHARED) $(LIBOBJS) -o $@ $(LIBPTHREAD) $(LIBS)
 
 $(PACKAGE)/lib/libcpucycles.so: $(PACKAGE)/lib/libcpucycles.so.1
 	rm -f $@
 	ln -s libcpucycles.so.1 $@
 
-# man pages, pkg-config file and docs go into the package tree
-docs: $(LIBS)
-	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)"
+# man pages, pkg-config and CMake files and docs go into the package tree
+docs: $(LIBFILES)
+	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)"
 
+# DESTDIR reaches the script apart too: it decides whether ldconfig may run
 install: all
-	sh scripts/install "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
+	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
 
-uninstall:
-	sh scripts/install --uninstall "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
+# needs the configuration (for PREFIX and the list of programs), not the
+# build: it works after make clean
+uninstall: $(STATE)-settings
+	DESTDIR="$(DESTDIR)" sh scripts/install --uninstall "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
+configured-settings:
+unconfigured-settings: unconfigured
 
+# the tests compile with the compiler and flags of this make run
 test: all
-	sh scripts/test
+	TEST_CC='$(CC) $(LIB_CFLAGS) $(CFLAGS) $(LDFLAGS)' sh scripts/test
 
 test-sanitize: all
 	sh scripts/test-sanitize
@@ -47,20 +73,24 @@ bench: all
 	sh scripts/bench
 
 # every ISA under qemu-user, one table (doc/cross.md); installs missing
-# Debian cross compilers and qemu-user when run as root
+# Debian packages only with CROSS_INSTALL=yes (or CI=true), else prints
+# the command and skips the rows that lack them; ISAS="x86 arm64" picks rows
 test-cross:
-	sh scripts/cross-test
+	CROSS_INSTALL="$(CROSS_INSTALL)" sh scripts/cross-test $(ISAS)
 
 # a real kernel with a PMU: Debian's arm64 kernel under
 # qemu-system-aarch64 (doc/system.md); installs what it needs as root
 test-system:
 	sh scripts/system-test
 
+# clean: what make built, for build/0's arch; the configuration stays.
+# distclean: every build directory, the configuration and configure.log.
 clean:
-	rm -rf $(B)
+	rm -rf build/0/obj build/0/package build/0/tests build/0/sanitize build/0/tmp
 
-.PHONY: default all docs install uninstall test test-sanitize test-cross test-system bench clean
+distclean:
+	rm -rf build configure.log
 
-# Reached only when ./configure has not run yet.
-build/0/config.mk build/0/rules.mk:
-	@echo "libcpucycles: run ./configure first" >&2; exit 1
+.PHONY: default all configured unconfigured docs install uninstall configured-settings \
+        unconfigured-settings \
+        test test-sanitize test-cross test-system bench clean distclean

@@ -19,9 +19,13 @@ long long ticks_setup(struct cpucycles_probe *probe)
     cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
     return CPUCYCLES_SKIP;
   }
+  if (!cpu->pmc_version) {
+    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
+    return CPUCYCLES_SKIP;
+  }
   if (cpu->pmc_version < PMC_VERSION_LEAST) {
-    cpucycles_say(probe, "PMC version %u < %d (CPUID leaf 0xA)%s", cpu->pmc_version, PMC_VERSION_LEAST,
-                  cpu->pmc_version ? "" : ": no PMU exposed");
+    cpucycles_say(probe, "PMC version %u < %d (CPUID leaf 0xA): a PMU this old wraps its fixed counter early",
+                  cpu->pmc_version, PMC_VERSION_LEAST);
     return CPUCYCLES_SKIP;
   }
   if (cpu->fixed_counters < 2) {

@@ -20,7 +20,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
      on Debian's 6.1 under qemu-system-aarch64, make test-system). */
   probe->may_trap = 1;
   if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
-  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); set perf_user_access to 1 with cpucycles-open");
+  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }

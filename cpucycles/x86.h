@@ -6,8 +6,9 @@
 
 /* The setup of every TSC counter (not named _setup: the counter x86-tsc
    owns cpucycles_x86_tsc_setup): skip where RDTSC faults, else the
-   invariant TSC rate when the CPU (or hypervisor) states it and a short
-   measurement agrees within 1%, else MAYBECYCLECOUNTER. */
+   invariant TSC rate when the CPU (or hypervisor) states it, else
+   MAYBECYCLECOUNTER.  No measurement here: the first call must not wait;
+   the first cpucycles_persecond() checks a stated rate (doc/counters.md). */
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where

@@ -19,3 +19,17 @@ tmpdir() {
   }
   echo "$d"
 }
+# scratch_tree DIR: a copy of the source tree (no build/) in DIR, for tests
+# that configure, build, clean or install on their own.
+scratch_tree() {
+  tar cf - configure Makefile include cpucycles wrapper command compilers scripts tests \
+    doc README.md LICENSE 2>/dev/null | (cd "$1" && tar xf -)
+}
+# own_build_env: forget the build variables of the caller and of an outer
+# make (make test CC=clang reaches an inner make through MAKEFLAGS), so
+# that a scratch configure picks its compiler from compilers/ and a
+# scratch make uses what that configure chose.  $CC is the configured
+# test compiler: a script that calls this does not use it afterwards.
+own_build_env() {
+  unset CC CFLAGS CPPFLAGS LDFLAGS LIBS AR MAKEFLAGS MFLAGS MAKELEVEL
+}

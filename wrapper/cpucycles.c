@@ -172,15 +172,16 @@ static void persecond_job(void)
   struct cpucycles_trace *t = &s->trace[s->chosen];
   long long (*ticks)(void) = cpucycles_counters[s->chosen].ticks;
   int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32);
-  if (!s->persecond) {
-    s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
-    if (core && !strcmp(s->persecond_source, "default")) {
-      long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
-      if (hz >= PERSECOND_MEASURED_LEAST) {
-        s->persecond = hz;
-        s->persecond_source = "measured";
-        s->persecond_counter = s->chosen;
-      }
+  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
+  /* also when a scaled counter earlier in the list took the default
+     before this core counter had worked: the chosen counter is unscaled,
+     so its own rate is the one to report */
+  if (core && !strcmp(s->persecond_source, "default")) {
+    long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
+    if (hz >= PERSECOND_MEASURED_LEAST) {
+      s->persecond = hz;
+      s->persecond_source = "measured";
+      s->persecond_counter = s->chosen;
     }
   }
   if (t->precision && t->setup > 0) t->measured_hz = (long long) cpucycles_measured_hz(ticks, 0);
@@ -207,14 +208,37 @@ const char *cpucycles_version(void)
 }
 
 /* The trace (format in doc/api.md): the reference's tracesetup lines,
-   then our lines on where persecond came from and what became of each
-   counter.  Asked for before the first call, it is printed by the first
-   call, which then measures every counter. */
+   then our lines on where persecond came from, what became of each
+   counter, and what the chosen one counts.  Asked for before the first
+   call, it is printed by the first call, which then measures every
+   counter. */
 static void print_name(const char *name)
 {
   int i;
   for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
     putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ? name[i] : '?');
+}
+
+/* What the chosen counter counts, from its setup class (counter.h):
+   "core" and "core32" count the core's cycles; "offcore" is a clock at a
+   fixed rate, stated or measured; "maybecore" is a clock of unknown rate
+   used tick for tick (an x86 TSC); "none" is the last resort. */
+static void print_class(const struct cpucycles_selection *s)
+{
+  const struct cpucycles_trace *t = &s->trace[s->chosen];
+  printf("cpucycles class %s ", cpucycles_counters[s->chosen].name);
+  if (!t->precision)
+    printf("none\n");
+  else if (t->setup == CPUCYCLES_CYCLECOUNTER)
+    printf("core\n");
+  else if (t->setup == CPUCYCLES_EXTEND32)
+    printf("core32\n");
+  else if (t->setup == CPUCYCLES_MAYBECYCLECOUNTER)
+    printf("maybecore\n");
+  else if (t->setup > 0)
+    printf("offcore rate %lld\n", t->setup);
+  else
+    printf("offcore rate measured\n");
 }
 
 static void print_trace(void)
@@ -252,6 +276,7 @@ static void print_trace(void)
       printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
     printf("\n");
   }
+  print_class(s);
   fflush(stdout);
 }
 

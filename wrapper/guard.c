@@ -148,28 +148,46 @@ void cpucycles_guard_forget(void)
   if (up) uninstall();
 }
 
-/* A scaled off-core clock: base_out + (ticks - base_in) * mult / 2^shift,
-   in integers, as kernel clocksources scale: 32 significant bits of the
-   scaling, and no overflow for any gap whose result fits (the product is
-   taken in two 32-bit halves).  base_in is the ticks seen at selection;
-   base_out is base_in scaled (modulo 2^62), so that two processes get
-   comparable counts. */
-static long long (*raw)(void);
-static unsigned long long mult;
-static int shift;
-static long long base_in, base_out;
+/* What the read functions below need, set at selection.  A thread that
+   calls cpucycles() without the first call's acquire (it found the
+   pointer already set) still sees it whole: it is reached through a
+   pointer published with release and loaded with acquire (a plain load
+   on x86; without it, arm64 and POWER may show a stale scaling). */
+static struct reading {
+  long long (*raw)(void);
+  unsigned long long mult; /* scaled: base_out + (ticks - base_in) * mult >> shift */
+  int shift;
+  long long base_in, base_out;
+  double ticks_per_ns; /* extended: the counter's rate, and its start */
+  long long start_value, start_ns;
+} setting;
+static const struct reading *published;
 
-static unsigned long long scale_up(unsigned long long d)
+static const struct reading *reading(void)
 {
-  unsigned long long hi = (d >> 32) * mult, lo = (d & 0xffffffffULL) * mult;
-  return (hi << (32 - shift)) + (lo >> shift);
+  const struct reading *r;
+  /* null only for the moment before the publishing store is seen */
+  while (!(r = __atomic_load_n(&published, __ATOMIC_ACQUIRE))) continue;
+  return r;
+}
+
+/* A scaled off-core clock, in integers as kernel clocksources scale: 32
+   significant bits of the scaling, and no overflow for any gap whose
+   result fits (the product is taken in two 32-bit halves).  base_in is
+   the ticks seen at selection; base_out is base_in scaled (modulo 2^62),
+   so that two processes get comparable counts. */
+static unsigned long long scale_up(const struct reading *r, unsigned long long d)
+{
+  unsigned long long hi = (d >> 32) * r->mult, lo = (d & 0xffffffffULL) * r->mult;
+  return (hi << (32 - r->shift)) + (lo >> r->shift);
 }
 
 long long cpucycles_read_scaled(void)
 {
-  unsigned long long d = (unsigned long long) (raw() - base_in);
-  if (d < 1ULL << 32) return base_out + (long long) ((d * mult) >> shift); /* the usual gap */
-  return base_out + ((long long) d >= 0 ? (long long) scale_up(d) : -(long long) scale_up(0ULL - d));
+  const struct reading *r = reading();
+  unsigned long long d = (unsigned long long) (r->raw() - r->base_in);
+  if (d < 1ULL << 32) return r->base_out + (long long) ((d * r->mult) >> r->shift); /* the usual gap */
+  return r->base_out + ((long long) d >= 0 ? (long long) scale_up(r, d) : -(long long) scale_up(r, 0ULL - d));
 }
 
 /* A 32-bit counter extended to 64 bits: the clock says how many ticks
@@ -178,19 +196,18 @@ long long cpucycles_read_scaled(void)
    bits wrapped. */
 #define WRAP 4294967296.0
 
-static double ticks_per_ns;
-static long long start_value, start_ns;
 static CPUCYCLES_THREAD long long last_value, last_ns;
 static CPUCYCLES_THREAD int last_set;
 
 long long cpucycles_read_extended(void)
 {
-  unsigned long long low = (unsigned long long) raw() & 0xffffffffULL;
+  const struct reading *r = reading();
+  unsigned long long low = (unsigned long long) r->raw() & 0xffffffffULL;
   long long now = cpucycles_os_nanoseconds();
-  long long value = last_set ? last_value : start_value;
-  long long then = last_set ? last_ns : start_ns;
+  long long value = last_set ? last_value : r->start_value;
+  long long then = last_set ? last_ns : r->start_ns;
   long long moved = (long long) ((low - (unsigned long long) value) & 0xffffffffULL);
-  double wraps = ((double) (now - then) * ticks_per_ns - (double) moved) / WRAP + 0.5;
+  double wraps = ((double) (now - then) * r->ticks_per_ns - (double) moved) / WRAP + 0.5;
 
   value += moved + (wraps < 1 ? 0 : (long long) wraps) * 4294967296LL;
   last_value = value;
@@ -199,22 +216,28 @@ long long cpucycles_read_extended(void)
   return value;
 }
 
+/* Sets up the read function for a counter and returns it: the counter
+   itself when it needs no help.  Only the selecting thread calls this,
+   before the function is handed out. */
 long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz))(void)
 {
-  raw = ticks;
+  struct reading *r = &setting;
+  r->raw = ticks;
   if (only32) {
-    ticks_per_ns = hz / 1e9;
-    start_value = (long long) ((unsigned long long) raw() & 0xffffffffULL);
-    start_ns = cpucycles_os_nanoseconds();
+    r->ticks_per_ns = hz / 1e9;
+    r->start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
+    r->start_ns = cpucycles_os_nanoseconds();
     last_set = 0;
+    __atomic_store_n(&published, r, __ATOMIC_RELEASE);
     return cpucycles_read_extended;
   }
   if (scaling == 1) return ticks;
-  for (shift = 32; shift > 0 && scaling * (double) (1ULL << shift) >= WRAP; --shift) continue;
-  mult = (unsigned long long) (scaling * (double) (1ULL << shift) + 0.5);
-  base_in = raw();
+  for (r->shift = 32; r->shift > 0 && scaling * (double) (1ULL << r->shift) >= WRAP; --r->shift) continue;
+  r->mult = (unsigned long long) (scaling * (double) (1ULL << r->shift) + 0.5);
+  r->base_in = ticks();
   /* base_in scaled, modulo 2^62 where it does not fit: positive, and the
      same in every process (the product mod 2^64 is exact) */
-  base_out = base_in > 0 ? (long long) (scale_up((unsigned long long) base_in) & ((1ULL << 62) - 1)) : 0;
+  r->base_out = r->base_in > 0 ? (long long) (scale_up(r, (unsigned long long) r->base_in) & ((1ULL << 62) - 1)) : 0;
+  __atomic_store_n(&published, r, __ATOMIC_RELEASE);
   return cpucycles_read_scaled;
 }

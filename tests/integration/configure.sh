@@ -3,6 +3,7 @@
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip configure_checks "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip configure_checks "native only"; exit 0; fi
+own_build_env
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 tar cf - configure Makefile include cpucycles wrapper command compilers scripts doc README.md 2>/dev/null | (cd "$d" && tar xf -)

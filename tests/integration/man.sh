@@ -1,9 +1,8 @@
 # Man pages: every real page lints clean with mandoc -T lint (warnings
-# count) and groff -man -ww; each alias page is a single ".so" line whose
-# target exists; after an install the aliases render exactly like their
-# target, the way man(1) finds them (search from the man root).
-# mandoc reports every ".so" as a warning ("fragile, better use ln"), so
-# alias pages are checked by resolving them instead of by mandoc's lint.
+# count) and groff -man -ww; each alias page is a symlink to a real page
+# beside it (not a ".so" line, which man -l cannot follow from the source
+# tree); every page in doc/man renders with man -l there; after an install
+# the aliases render exactly like their target, the way man(1) finds them.
 . tests/lib.sh
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
@@ -14,17 +13,20 @@ command -v mandoc > /dev/null 2>&1 && linters="$linters mandoc"
 command -v groff > /dev/null 2>&1 && linters="$linters groff"
 if [ -z "$linters" ]; then skip man_lint "neither mandoc nor groff is installed"; fi
 
-is_alias() { grep -q '^\.so ' "$1"; }
+is_alias() { [ -L "$1" ]; }
 
 ok=1
 for page in doc/man/*.[0-9]; do
   if is_alias "$page"; then
-    target=$(sed -n 's/^\.so //p' "$page")
-    if [ "$(wc -l < "$page")" != 1 ] || [ ! -f "doc/man/${target#man[0-9]/}" ]; then
-      ok=0; echo "$page: not one .so line to an existing page"
-    fi
+    target=$(readlink "$page")
+    case "$target" in
+      */*) ok=0; echo "$page: links to $target, not to a page beside it" ;;
+      *) [ -f "doc/man/$target" ] && [ ! -L "doc/man/$target" ] ||
+           { ok=0; echo "$page: links to $target, not to a real page in doc/man"; } ;;
+    esac
     continue
   fi
+  grep -q '^\.so ' "$page" && { ok=0; echo "$page: a .so page (make it a symlink)"; }
   for l in $linters; do
     case $l in
       mandoc) mandoc -T lint -W warning "$page" > "$d/lint" 2>&1 ;;
@@ -35,6 +37,21 @@ for page in doc/man/*.[0-9]; do
   grep -q "^\.TH .*\"libcpucycles $v\"" "$page" || { ok=0; echo "$page: .TH does not name libcpucycles $v"; }
 done
 [ -n "$linters" ] && { [ $ok = 1 ] && pass man_lint || fail man_lint "see above"; }
+
+# every page reads from the source tree, as a user tries it first
+if ! command -v man > /dev/null 2>&1; then
+  skip man_pages_read_in_tree "man is not installed"
+else
+  ok=1
+  for page in doc/man/*.[0-9]; do
+    MANWIDTH=80 man -l "$page" > "$d/out" 2> "$d/err" < /dev/null
+    st=$?
+    if [ $st != 0 ] || [ -s "$d/err" ] || ! grep -q 'NAME' "$d/out" || ! grep -q 'DESCRIPTION' "$d/out"; then
+      ok=0; echo "man -l $page: status $st: $(head -n 2 "$d/err")"
+    fi
+  done
+  [ $ok = 1 ] && pass man_pages_read_in_tree || fail man_pages_read_in_tree "see above"
+fi
 
 # every public symbol and every command has a page
 ok=1
@@ -64,7 +81,8 @@ ok=1
 for page in doc/man/*.[0-9]; do
   is_alias "$page" || continue
   name=${page#doc/man/}
-  target=$(sed -n 's/^\.so //p' "$page")
+  target=man${name##*.}/$(readlink "$page")
+  [ -L "$d/usr/man/man${name##*.}/$name" ] || { ok=0; echo "$name is not installed as a symlink"; }
   (cd "$d/usr/man" && groff -man -ww -Tutf8 "man${name##*.}/$name") > "$d/alias" 2> "$d/err"
   (cd "$d/usr/man" && groff -man -ww -Tutf8 "$target") > "$d/target" 2>&1
   if [ -s "$d/err" ] || ! grep -q 'count CPU cycles' "$d/alias" || ! cmp -s "$d/alias" "$d/target"; then

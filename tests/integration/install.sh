@@ -1,0 +1,100 @@
+# scripts/install (make install, make uninstall) in temporary prefixes:
+# the install list matches the package tree; uninstall removes the
+# directories install created, once empty, and never one that held
+# anything before or holds anything else; the next step after install
+# (ldconfig, or the search-path variables) is run or said.
+. tests/lib.sh
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+inst() { sh scripts/install "$@"; }
+
+# the list is what the package tree holds, no more, no less
+sh scripts/install --list | sort > "$d/list"
+(cd "$PACKAGE" && find . -type f -o -type l) | sed 's|^\./||' | sort > "$d/tree"
+if [ -s "$d/list" ] && cmp -s "$d/list" "$d/tree"; then
+  pass install_list_is_package_tree
+else
+  fail install_list_is_package_tree "$(diff "$d/list" "$d/tree" | head -n 5)"
+fi
+
+# a prefix that does not exist yet: everything install made goes again
+p=$d/fresh/prefix
+inst "$PACKAGE" "$p" > "$d/out" 2>&1 || fail install_fresh_prefix "$(tail -n 2 "$d/out")"
+n=$(find "$p" -type f | wc -l)
+inst --uninstall "$PACKAGE" "$p" > "$d/out2" 2>&1
+st=$?
+if [ "$n" -gt 10 ] && [ $st = 0 ] && [ ! -e "$p" ] && [ -d "$d/fresh" ]; then
+  pass uninstall_removes_created_directories
+else
+  fail uninstall_removes_created_directories "status $st, $n files; left: $(find "$d/fresh" | head -n 5)"
+fi
+inst --uninstall "$PACKAGE" "$p" > "$d/out2" 2>&1 && pass uninstall_twice || fail uninstall_twice "$(cat "$d/out2")"
+
+# the hints for a prefix nobody searches
+if [ "$(uname -s)" != Linux ]; then
+  skip install_prints_search_paths "the ldconfig and search-path notes are for Linux"
+elif grep -q "export LD_LIBRARY_PATH=$p/lib" "$d/out" && grep -q "export PKG_CONFIG_PATH=$p/lib/pkgconfig" "$d/out" &&
+     grep -q "export PATH=$p/bin" "$d/out" && ! grep -q 'ldconfig' "$d/out"; then
+  pass install_prints_search_paths
+else
+  fail install_prints_search_paths "$(cat "$d/out")"
+fi
+
+# a prefix with directories of its own, one empty, one holding a file
+q=$d/shared
+mkdir -p "$q/share/doc" "$q/bin" "$q/lib/cmake"
+echo other > "$q/bin/other-program"
+inst "$PACKAGE" "$q" > "$d/out" 2>&1
+echo mine > "$q/lib/pkgconfig/other.pc" # added after the install
+inst --uninstall "$PACKAGE" "$q" > "$d/out" 2>&1
+left=$(cd "$q" && find . | sort | tr '\n' ' ')
+want='. ./bin ./bin/other-program ./lib ./lib/cmake ./lib/pkgconfig ./lib/pkgconfig/other.pc ./share ./share/doc '
+[ "$left" = "$want" ] && pass uninstall_keeps_others_directories || fail uninstall_keeps_others_directories "left: $left"
+
+# DESTDIR: a stage; no record of directories in it, and the ldconfig
+# step is said for later
+s=$d/stage
+DESTDIR=$s inst "$PACKAGE" "$s/usr" > "$d/out" 2>&1
+if [ ! -e "$s/usr/share/doc/libcpucycles/created-directories" ] &&
+   { [ "$(uname -s)" != Linux ] || grep -q 'staged under DESTDIR.*run ldconfig' "$d/out"; }; then
+  pass install_destdir_stage
+else
+  fail install_destdir_stage "$(cat "$d/out"); $(ls "$s/usr/share/doc/libcpucycles" | grep created)"
+fi
+
+# a directory the dynamic loader searches: root runs ldconfig, anyone
+# else is told to.  The loader's list and the user id are played by
+# stand-ins for ldconfig and id.
+if [ "$(uname -s)" != Linux ]; then
+  skip install_runs_ldconfig "ldconfig is Linux's"
+  exit 0
+fi
+r=$d/system
+mkdir -p "$r/lib" "$d/bin"
+cat > "$d/bin/ldconfig" <<EOF
+#!/bin/sh
+if [ "\$1" = -v ]; then echo "$r/lib: (from a test)"; echo "	libcpucycles.so.1 -> libcpucycles.so.1"; exit 0; fi
+echo "\$*" >> "$d/ldconfig.ran.\$(id -u)"
+EOF
+for uid in 0 1000; do
+  printf '#!/bin/sh\n[ "$1" = -u ] && { echo %s; exit 0; }\nexec /usr/bin/id "$@"\n' "$uid" > "$d/bin/id"
+  chmod +x "$d/bin/ldconfig" "$d/bin/id"
+  PATH=$d/bin:$PATH inst "$PACKAGE" "$r" > "$d/out.$uid" 2>&1
+done
+if grep -q 'ran ldconfig' "$d/out.0" && [ -f "$d/ldconfig.ran.0" ] && [ ! -f "$d/ldconfig.ran.1000" ] &&
+   grep -q 'run ldconfig as root' "$d/out.1000" && ! grep -q 'LD_LIBRARY_PATH' "$d/out.0" "$d/out.1000"; then
+  pass install_runs_ldconfig
+else
+  fail install_runs_ldconfig "root: $(tail -n 1 "$d/out.0"); user: $(tail -n 1 "$d/out.1000")"
+fi
+
+# the installed docs lie side by side: every doc they name by file is there
+docs=$PACKAGE/share/doc/libcpucycles
+missing=$(grep -oh '`[a-z0-9/-]*\.md`' "$docs"/*.md | tr -d '`' | sort -u | while read -r f; do
+  [ -f "$docs/$f" ] || echo "$f"
+done)
+if [ -f "$docs/README.md" ] && [ -z "$missing" ]; then
+  pass installed_docs_name_installed_files
+else
+  fail installed_docs_name_installed_files "named but not installed beside them: $(echo $missing)"
+fi

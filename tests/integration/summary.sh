@@ -1,0 +1,46 @@
+# scripts/test's own report, on a sandbox with three made-up tests (one
+# passes, one fails, one dies silently): each failure is repeated, with
+# its test, just before the last line "N passed, N failed"; results and
+# outputs stay in build/0/tests; PATTERN picks tests; the exit status says.
+. tests/lib.sh
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+mkdir -p "$d/scripts" "$d/tests/integration" "$d/tests/unit" "$d/build/x"
+cp scripts/test "$d/scripts/"
+cp tests/lib.sh "$d/tests/"
+ln -s x "$d/build/0"
+cat > "$d/build/x/config.sh" <<'EOF'
+ARCH=x B=build/x PACKAGE=build/x/package PREFIX=/usr/local CC=false AR=ar LIBPTHREAD= INC=
+RUN= COUNTERS= COMMANDS= LIBSRCS=
+EOF
+printf '. tests/lib.sh\npass alpha_ok\n' > "$d/tests/integration/alpha.sh"
+printf '. tests/lib.sh\nfail beta_check "the beta reason"\npass beta_other\n' > "$d/tests/integration/beta.sh"
+printf 'echo some noise\nexit 7\n' > "$d/tests/integration/gamma.sh"
+
+(cd "$d" && unset CPUCYCLES_IMPLEMENTATION cpucyclespersecond DESTDIR PKG_CONFIG_SYSROOT_DIR \
+   PKG_CONFIG_LIBDIR PKG_CONFIG_PATH TEST_CC TEST_PACKAGE && sh scripts/test) > "$d/out" 2>&1
+st=$?
+last=$(tail -n 1 "$d/out")
+before=$(tail -n 3 "$d/out" | head -n 2)
+if [ $st = 1 ] && [ "$last" = "2 passed, 2 failed" ] &&
+   echo "$before" | grep -q '^  beta: fail beta_check: the beta reason$' &&
+   echo "$before" | grep -q '^  gamma: fail gamma: exited with status 7$' &&
+   tail -n 4 "$d/out" | head -n 1 | grep -q '^failures, by test (whole outputs in build/x/tests/TEST.out):$'; then
+  pass test_summary_repeats_failures
+else
+  fail test_summary_repeats_failures "status $st: $(tail -n 5 "$d/out" | tr '\n' '|')"
+fi
+if grep -qx 'fail beta_check: the beta reason' "$d/build/x/tests/results" &&
+   grep -qx 'pass alpha_ok' "$d/build/x/tests/results" && grep -qx 'some noise' "$d/build/x/tests/gamma.out"; then
+  pass test_results_kept
+else
+  fail test_results_kept "$(ls "$d/build/x/tests")"
+fi
+(cd "$d" && sh scripts/test alpha) > "$d/out" 2>&1
+st=$?
+if [ $st = 0 ] && [ "$(tail -n 1 "$d/out")" = "1 passed, 0 failed" ] && ! grep -q beta "$d/out" &&
+   ! grep -q '^failures' "$d/out"; then
+  pass test_pattern_picks_tests
+else
+  fail test_pattern_picks_tests "status $st: $(tail -n 3 "$d/out" | tr '\n' '|')"
+fi
