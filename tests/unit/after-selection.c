@@ -70,9 +70,9 @@ int main(void)
   /* fork after selection: the child uses the same counter, and counts
      20 ms of spinning about as the parent does (within a factor of 4).
      Spinning, not sleeping: a perf counter counts only this thread's
-     cycles, none asleep.  Against the parent, not persecond: where the
-     OS states no rate, persecond is a guess (make test-system's arm64
-     guest: the real default-perfevent counts 20 ms as 8 ms at 2.4 GHz) */
+     cycles, none asleep.  Against the parent, not persecond: this is
+     about the child's counter, not the rate estimate (make test-system's
+     arm64 guest once counted 20 ms as 8 ms at the 2.4 GHz default) */
   parent = spin_20ms();
   pid = fork();
   if (pid == 0) {
