@@ -32,6 +32,9 @@
 
 #define NOBODY 65534
 static int no_proc; /* the next step runs without /proc */
+/* where a step runs: the unit tests read source files (cpucycles/options,
+   doc/counters.md) from /src, a copy of those parts of the tree */
+static const char *workdir = "/tmp";
 #define MAXARGS 8
 #define RECORD "/run/cpucycles-open.saved"
 
@@ -95,7 +98,7 @@ static pid_t start(uid_t uid, const char *extra, char *const *argv)
       _exit(125);
     }
   }
-  if (chdir("/tmp") != 0) _exit(125);
+  if (chdir(workdir) != 0) _exit(125);
   execve(argv[0], argv, env);
   say("init: cannot run %s: %s\n", argv[0], strerror(errno));
   _exit(126);
@@ -184,6 +187,7 @@ static void unit_tests(uid_t uid)
   struct dirent **names;
   char path[300], step[300];
   int i, n = scandir("/tests", &names, 0, by_name);
+  workdir = "/src";
   for (i = 0; i < n; ++i) {
     if (names[i]->d_name[0] != '.') {
       snprintf(path, sizeof path, "/tests/%s", names[i]->d_name);
@@ -193,6 +197,7 @@ static void unit_tests(uid_t uid)
     free(names[i]);
   }
   if (n >= 0) free(names);
+  workdir = "/tmp";
 }
 
 static void mounts(void)
