@@ -9,9 +9,14 @@
 #define CONFIG1_USER_ACCESS 2 /* arm_pmuv3 "rdpmc": EL0 may read it */
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
+static CPUCYCLES_THREAD int opener; /* this thread opened the event (perf.h) */
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
+#ifdef CPUCYCLES_PERF_OPENER_UNKNOWN
+  cpucycles_say(probe, CPUCYCLES_PERF_OPENER_UNKNOWN);
+  return CPUCYCLES_SKIP;
+#endif
   if (!cpucycles_perf_user_counter(&perf, CONFIG1_64BIT | CONFIG1_USER_ACCESS, probe)) return CPUCYCLES_SKIP;
   /* The page's cap_user_rdpmc follows the event's own flag, not
      perf_user_access: with the knob at 0 the kernel still says 1 and
@@ -19,15 +24,20 @@ long long ticks_setup(struct cpucycles_probe *probe)
      be read (no /proc) the first read traps: try it under the guard (seen
      on Debian's 6.1 under qemu-system-aarch64, make test-system). */
   probe->may_trap = 1;
-  if (perf.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
+  if (perf.page->cap_user_rdpmc) {
+    opener = 1;
+    return CPUCYCLES_CYCLECOUNTER;
+  }
   cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(&perf);
   return CPUCYCLES_SKIP;
 }
 
+/* perf starts a counting event at 2^63 (half its period): without the top
+   bit the count starts near 0, not near -2^63 */
 long long ticks(void)
 {
-  return arm64_pmccntr();
+  return opener ? arm64_pmccntr() & 0x7fffffffffffffffLL : cpucycles_perf_sum(&perf, 0);
 }
 
 void ticks_close(void)

@@ -44,6 +44,19 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page);
 int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long config1,
                                 struct cpucycles_probe *probe);
 
+/* A counter read straight from the hardware (arm64-perfpmc, RISC-V's
+   perfrdcycle) may be read so only in the thread that opened the event,
+   whose perf context holds it: in any other thread the kernel keeps user
+   reads off and mrs PMCCNTR_EL0 traps (SIGILL; seen on Debian's arm64
+   kernel, make test-system).  Those counters remember their opener in
+   thread-local storage, and every other thread reads the count with
+   read(2): the opener's count, as default-perfevent gives every thread.
+   Without thread-local storage they cannot tell, and skip. */
+#include "cpucycles-config.h"
+#ifdef CPUCYCLES_NO_THREAD_LOCAL
+#define CPUCYCLES_PERF_OPENER_UNKNOWN "no thread-local storage: other threads could not be kept from trapping"
+#endif
+
 /* Sum of the fds' counts, read plainly or, with toggle, between a disable
    and an enable of every fd (for kernels whose plain read of a running
    event does not advance).  -1 if a read fails. */

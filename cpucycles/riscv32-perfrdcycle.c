@@ -4,16 +4,22 @@
 #include "perf.h"
 
 static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
+static CPUCYCLES_THREAD int opener; /* this thread opened the event (perf.h) */
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
+#ifdef CPUCYCLES_PERF_OPENER_UNKNOWN
+  cpucycles_say(probe, CPUCYCLES_PERF_OPENER_UNKNOWN);
+  return CPUCYCLES_SKIP;
+#endif
   if (!cpucycles_perf_user_counter(&perf, 0, probe)) return CPUCYCLES_SKIP;
+  opener = 1;
   return CPUCYCLES_CYCLECOUNTER;
 }
 
 long long ticks(void)
 {
-  return riscv32_cycle();
+  return opener ? riscv32_cycle() : cpucycles_perf_sum(&perf, 0);
 }
 
 void ticks_close(void)
