@@ -24,29 +24,11 @@
 #include "internal.h"
 #include "fakeos.h"
 #include "serve.h"
+#include "perf-fds.h"
 
 /* the E-core PMU's type as a hybrid Intel's sysfs gives it (any number:
    fake_software_cycles swaps the event anyway) */
 #define ATOM_TYPE_FILE "/sys/bus/event_source/devices/cpu_atom/type"
-
-static int perf_fds(void)
-{
-  DIR *d = opendir("/proc/self/fd");
-  struct dirent *e;
-  int n = 0;
-  if (!d) return -1;
-  while ((e = readdir(d))) {
-    char path[300], target[128];
-    ssize_t len;
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-    len = readlink(path, target, sizeof target - 1);
-    if (len <= 0) continue;
-    target[len] = 0;
-    if (strstr(target, "perf_event")) ++n;
-  }
-  closedir(d);
-  return n;
-}
 
 static long hybrid_read_text(const char *path, long offset, char *buf, size_t size)
 {

@@ -13,25 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "cpucycles.h"
-
-static int perf_fds(void)
-{
-  DIR *d = opendir("/proc/self/fd");
-  struct dirent *e;
-  int n = 0;
-  if (!d) return -1;
-  while ((e = readdir(d))) {
-    char path[300], target[128];
-    ssize_t len;
-    snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-    len = readlink(path, target, sizeof target - 1);
-    if (len <= 0) continue;
-    target[len] = 0;
-    if (strstr(target, "perf_event")) ++n;
-  }
-  closedir(d);
-  return n;
-}
+#include "perf-fds.h"
 
 /* the exit status of the child: its count of perf fds */
 static int child(int exec)
