@@ -14,6 +14,9 @@ long long ticks_setup(struct cpucycles_probe *probe)
   return CPUCYCLES_SKIP;
 #endif
   if (!cpucycles_perf_user_counter(&perf, 0, probe)) return CPUCYCLES_SKIP;
+  /* as arm64-perfpmc: where the knob cannot be read, a kernel that keeps
+     rdcycle off would trap the first read, so it runs under the guard */
+  probe->may_trap = 1;
   opener = 1;
   return CPUCYCLES_CYCLECOUNTER;
 }
