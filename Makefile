@@ -16,8 +16,8 @@ STATE = unconfigured
 -include build/0/config.mk
 -include build/0/rules.mk
 
-COMPILE = $(CC) $(INC) $(CPPFLAGS) $(LIB_CFLAGS) $(CFLAGS)
-LINK = $(CC) $(LIB_CFLAGS) $(CFLAGS) $(LDFLAGS)
+COMPILE = $(CC) $(INC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS)
+LINK = $(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)
 
 LIBFILES = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/libcpucycles.so.1 \
            $(PACKAGE)/lib/libcpucycles.so
@@ -64,7 +64,7 @@ unconfigured-settings: unconfigured
 
 # the tests compile with the compiler and flags of this make run
 test: all
-	TEST_CC='$(CC) $(LIB_CFLAGS) $(CFLAGS) $(LDFLAGS)' sh scripts/test
+	TEST_CC='$(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)' sh scripts/test
 
 test-sanitize: all
 	sh scripts/test-sanitize

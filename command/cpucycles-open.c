@@ -284,7 +284,9 @@ static int load_record(const char **why)
     return 0;
   }
   line += strlen(RECORD_HEAD);
-  if ((size_t) (end - line) != strlen(head) || memcmp(line, head, strlen(head))) return 1; /* earlier boot */
+  /* an earlier boot's record, or one no boot can be matched with: an
+     unreadable boot id is "unknown" in every boot */
+  if (!strcmp(head, "unknown") || (size_t) (end - line) != strlen(head) || memcmp(line, head, strlen(head))) return 1;
   /* every line whole, ended by a newline: a long line is refused, not
      read in pieces */
   for (line = end + 1; *line; line = end + 1) {

@@ -1,7 +1,7 @@
 /* arm64: perf_event opens this thread's cycles event as a 64-bit counter
    with user access (config1 bits 0 and 1), and mapping its page makes the
-   kernel let EL0 read the counters, given perf_user_access 1.  Then
-   mrs PMCCNTR_EL0 reads the cycle counter directly. */
+   kernel let EL0 read the counters, given perf_user_access 1.  Then the
+   count is the page's offset plus PMCCNTR_EL0, read directly. */
 #include "arm64-pmccntr.h"
 #include "perf.h"
 
@@ -33,14 +33,25 @@ long long ticks_setup(struct cpucycles_probe *probe)
   return CPUCYCLES_SKIP;
 }
 
-/* perf starts a counting event at 2^63 (half its period): without the top
-   bit the count starts near 0, not near -2^63 */
+/* The page's index of the cycle counter: arm64's perf numbers it 32 */
+#define PMCCNTR_INDEX 32
+
+static unsigned long long pmccntr(void)
+{
+  return (unsigned long long) arm64_pmccntr();
+}
+
+/* The event's count: in the opening thread from the page and PMCCNTR_EL0,
+   while the event sits on the cycle counter; else with read(2) (perf.h) */
 long long ticks(void)
 {
-  return opener ? arm64_pmccntr() & 0x7fffffffffffffffLL : cpucycles_perf_sum(&perf, 0);
+  long long count;
+  if (opener && cpucycles_perf_page_read_one(perf.page, PMCCNTR_INDEX, pmccntr, &count)) return count;
+  return cpucycles_perf_read_elsewhere(&perf);
 }
 
 void ticks_close(void)
 {
   cpucycles_perf_close(&perf);
+  opener = 0;
 }

@@ -100,4 +100,45 @@ static inline long long cpucycles_perf_page_read(const volatile struct perf_even
   return count;
 }
 
+/* As cpucycles_perf_page_read, for a counter read by one instruction
+   that reaches only one hardware counter: the page's index must name it
+   (want), else the event sits on another counter (another perf user took
+   this one) and *count is not read: returns 0, and the caller reads with
+   read(2).  The count is the event's (offset plus the counter), not the
+   raw counter, which perf starts at half its period. */
+static inline int cpucycles_perf_page_read_one(const volatile struct perf_event_mmap_page *pc, unsigned int want,
+                                               unsigned long long (*read)(void), long long *count)
+{
+  unsigned int seq, index, width;
+  do {
+    seq = pc->lock;
+    CPUCYCLES_PERF_BARRIER();
+    index = pc->index;
+    *count = pc->offset;
+    if (index && index != want) return 0;
+    if (index) {
+      unsigned long long raw = read();
+      width = pc->pmc_width;
+      if (width > 0 && width < 64) {
+        unsigned int shift = 64 - width;
+        *count += (long long) (raw << shift) >> shift;
+      } else {
+        *count += (long long) raw;
+      }
+    }
+    CPUCYCLES_PERF_BARRIER();
+  } while (pc->lock != seq);
+  return 1;
+}
+
+/* The count in a thread that may not read the counter itself: read(2).
+   The fence orders it after this thread's plain load of the cpucycles
+   pointer, which the selection published with release after setting up
+   the fds. */
+static inline long long cpucycles_perf_read_elsewhere(const struct cpucycles_perf *p)
+{
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  return cpucycles_perf_sum(p, 0);
+}
+
 #endif

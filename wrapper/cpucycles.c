@@ -50,6 +50,7 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* this thread runs a job of once() */
+static CPUCYCLES_THREAD int selected_here; /* this thread ran the selection */
 static int trace_wanted, hooks_registered;
 static volatile int exiting;
 static struct cpucycles_selection selection;
@@ -142,6 +143,7 @@ static void select_job(void)
 {
   struct cpucycles_select_options options;
   ABI_POINTER_RACE();
+  selected_here = 1;
   if (!hooks_registered) hooks_registered = !pthread_atfork(0, 0, child_after_fork) && !atexit(at_exit);
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
@@ -171,7 +173,10 @@ static void persecond_job(void)
   struct cpucycles_selection *s = &selection;
   struct cpucycles_trace *t = &s->trace[s->chosen];
   long long (*ticks)(void) = cpucycles_counters[s->chosen].ticks;
-  int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32);
+  /* a counter that follows one thread measures that thread's work: only
+     there is its rate the core's */
+  int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32) &&
+             (!t->probe.per_thread || selected_here);
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   /* also when a scaled counter earlier in the list took the default
      before this core counter had worked: the chosen counter is unscaled,

@@ -8,6 +8,8 @@
    1 GHz. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -37,7 +39,48 @@ static long long counted_clock(void)
   return real_nanoseconds();
 }
 
-struct result { long long first_call_reads, persecond_reads, persecond; int measured; char chosen[32]; };
+struct result { long long first_call_reads, persecond_reads, persecond; int measured, elsewhere; char chosen[32]; };
+
+static volatile int asked;
+static long long asked_persecond;
+
+static void *ask(void *arg)
+{
+  (void) arg;
+  asked_persecond = cpucycles_persecond();
+  asked = 1;
+  return 0;
+}
+
+/* The selecting thread works half the time (0.5 ms busy, 0.5 ms asleep)
+   while another thread asks for persecond first: the counter counts the
+   selecting thread, so timing it there would say about half the rate.
+   Returns 1 if the trace then says measured. */
+static int asked_elsewhere(void)
+{
+  struct timespec half = { 0, 500000 };
+  pthread_t t;
+  if (pthread_create(&t, 0, ask, 0)) return -1;
+  while (!asked) {
+    long long end = real_nanoseconds() + 500000;
+    while (real_nanoseconds() < end) continue;
+    nanosleep(&half, 0);
+  }
+  pthread_join(t, 0);
+  return trace_has("cpucycles persecond-source measured", 0);
+}
+
+static void run_elsewhere(void *arg)
+{
+  struct result *r = arg;
+  fake_os.read_text = nothing_stated;
+  fake_os.getenv = no_environment;
+  fake_os.perf_event_open = fake_software_cycles;
+  cpucycles();
+  snprintf(r->chosen, sizeof r->chosen, "%s", cpucycles_implementation());
+  r->elsewhere = asked_elsewhere();
+  r->persecond = asked_persecond;
+}
 
 /* in a child: the first call happens once a process */
 static void run(void *arg)
@@ -75,5 +118,12 @@ int main(void)
      the first call must not have spent them */
   check(r.persecond_reads >= 6 && r.first_call_reads < r.persecond_reads, "persecond_measured_not_in_first_call",
         "%lld clock reads in the first call, %lld in the first persecond", r.first_call_reads, r.persecond_reads);
+  /* asked first from a thread the counter does not count: not measured */
+  memset(&r, 0, sizeof r);
+  if (!in_child(run_elsewhere, &r, sizeof r) || !strstr(r.chosen, "perf"))
+    skip("persecond_not_measured_from_another_thread", "no perf counter was chosen in this run");
+  else
+    check(r.elsewhere == 0, "persecond_not_measured_from_another_thread",
+          "the trace says measured (%lld) though the counter counts the selecting thread, half busy", r.persecond);
   return checks_failed();
 }
