@@ -33,6 +33,11 @@ struct cpucycles_probe {
 /* Sets probe->why, printf-style (cpucycles/probe.c). */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 
+/* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
+   starts with: 1 and *value, or 0 where there is no such file or number. */
+int cpucycles_read_knob(const char *path, long *value);
+#define CPUCYCLES_PERF_USER_ACCESS "/proc/sys/kernel/perf_user_access"
+
 /* One row of the counter table, generated from cpucycles/options in list
    order with the counters that compiled for this host. */
 struct cpucycles_counter {

@@ -16,7 +16,6 @@
 #define INTEL_RAW_CYCLES 0x3c
 
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
-#define USER_ACCESS "/proc/sys/kernel/perf_user_access"
 #define ATOM_TYPE "/sys/bus/event_source/devices/cpu_atom/type"
 #define PARANOID_MOST 2 /* above this, no user-level counting */
 #define RDPMC_ALWAYS 2  /* rdpmc file: RDPMC allowed everywhere */
@@ -78,14 +77,6 @@ static int open_event(struct perf_event_attr *attr, int *err)
 }
 
 /* A whole-number knob; 0 if the file is missing or holds no number. */
-static int read_knob(const char *path, long *value)
-{
-  char text[64], *end;
-  if (cpucycles_os_read_text(path, 0, text, sizeof text) <= 0) return 0;
-  *value = strtol(text, &end, 10);
-  return end != text;
-}
-
 int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long config1,
                                struct cpucycles_probe *probe)
 {
@@ -109,7 +100,7 @@ int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long conf
   probe->per_thread = 1;
   cpucycles_say(probe, "follows only the thread that made the first call; measure from that thread");
 
-  if (read_knob(ATOM_TYPE, &atom) && atom >= 0) {
+  if (cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0) {
     attr.type = (unsigned int) atom;
     attr.config = INTEL_RAW_CYCLES;
     fd = open_event(&attr, &err);
@@ -137,7 +128,7 @@ long cpucycles_perf_rdpmc_knob(const char **path)
   long least = -1, value;
   unsigned int i;
   for (i = 0; i < sizeof files / sizeof files[0]; ++i)
-    if (read_knob(files[i], &value) && (least < 0 || value < least)) {
+    if (cpucycles_read_knob(files[i], &value) && (least < 0 || value < least)) {
       least = value;
       *path = files[i];
     }
@@ -148,7 +139,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
 {
   const char *path;
   long value;
-  if (!read_knob(PARANOID, &value)) {
+  if (!cpucycles_read_knob(PARANOID, &value)) {
     cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
     return 0;
   }
@@ -172,7 +163,7 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long con
                                 struct cpucycles_probe *probe)
 {
   long value;
-  if (read_knob(USER_ACCESS, &value) && value < 1) {
+  if (cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &value) && value < 1) {
     cpucycles_say(probe, "perf_user_access is %ld; run cpucycles-open as root", value);
     return 0;
   }
