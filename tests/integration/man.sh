@@ -4,6 +4,10 @@
 # tree); every page in doc/man renders with man -l there; after an install
 # the aliases render exactly like their target, the way man(1) finds them.
 . tests/lib.sh
+# the C locale: man and groff warn on stderr about a locale that is set
+# but not installed, and stderr here is a finding
+LC_ALL=C
+export LC_ALL
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)

@@ -110,9 +110,11 @@ int main(void)
     skip("persecond_measured_not_in_first_call", "no perf counter works here, even on the task clock");
     return 0;
   }
-  /* 1 GHz of task clock: a loaded machine steals some of it */
+  /* the task clock runs at 1 GHz while this thread runs, less when a busy
+     machine takes the CPU away in a window (130 MHz seen with 4 other
+     busy processes on 2 cores): never above, and never the default */
   printf("# %lld reads first call, %lld in persecond, persecond %lld\n", r.first_call_reads, r.persecond_reads, r.persecond);
-  check(r.measured && r.persecond > 800000000LL && r.persecond < 1050000000LL, "persecond_measured_lazily",
+  check(r.measured && r.persecond >= 1000000LL && r.persecond < 1050000000LL, "persecond_measured_lazily",
         "persecond %lld from %s, trace %s", r.persecond, r.chosen, r.measured ? "says measured" : "does not say measured");
   /* 3 windows of 1 ms, each read between clock reads: hundreds of reads;
      the first call must not have spent them */
