@@ -36,18 +36,15 @@ long long ticks_setup(struct cpucycles_probe *probe)
 /* The page's index of the cycle counter: arm64's perf numbers it 32 */
 #define PMCCNTR_INDEX 32
 
-static unsigned long long pmccntr(void)
+static unsigned long long pmccntr(unsigned int counter)
 {
+  (void) counter; /* the one counter it reaches */
   return (unsigned long long) arm64_pmccntr();
 }
 
-/* The event's count: in the opening thread from the page and PMCCNTR_EL0,
-   while the event sits on the cycle counter; else with read(2) (perf.h) */
 long long ticks(void)
 {
-  long long count;
-  if (opener && cpucycles_perf_page_read_one(perf.page, PMCCNTR_INDEX, pmccntr, &count)) return count;
-  return cpucycles_perf_read_elsewhere(&perf);
+  return cpucycles_perf_user_read(&perf, opener, PMCCNTR_INDEX, pmccntr);
 }
 
 void ticks_close(void)

@@ -38,6 +38,14 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 int cpucycles_read_knob(const char *path, long *value);
 #define CPUCYCLES_PERF_USER_ACCESS "/proc/sys/kernel/perf_user_access"
 
+/* The next piece of path, from *offset on (which it advances), that holds
+   only whole lines, read into text: its length and, in *piece, its start
+   (the byte after it is NUL); 0 at the end, on an error, or past most
+   bytes.  For files too long for one buffer, such as /proc/cpuinfo on a
+   machine with many CPUs; a line cut by the buffer is never read as a
+   shorter one (cpucycles/probe.c). */
+long cpucycles_read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece);
+
 /* One row of the counter table, generated from cpucycles/options in list
    order with the counters that compiled for this host. */
 struct cpucycles_counter {

@@ -76,7 +76,6 @@ static int open_event(struct perf_event_attr *attr, int *err)
   return -1;
 }
 
-/* A whole-number knob; 0 if the file is missing or holds no number. */
 int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long config1,
                                struct cpucycles_probe *probe)
 {

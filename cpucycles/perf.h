@@ -73,41 +73,12 @@ void cpucycles_perf_close(struct cpucycles_perf *p);
    documents in perf_event_mmap_page: under the page's seqlock, the hardware
    counter (index - 1) read by rdpmc, sign-extended from pmc_width bits,
    plus offset; with index 0 (event not on a counter just now) the count is
-   offset alone.  Inline so that a counter's ticks() inlines its own rdpmc;
-   tests pass a fake one. */
-static inline long long cpucycles_perf_page_read(const volatile struct perf_event_mmap_page *pc,
-                                                 unsigned long long (*rdpmc)(unsigned int counter))
-{
-  unsigned int seq, index, width;
-  long long count;
-  do {
-    seq = pc->lock;
-    CPUCYCLES_PERF_BARRIER();
-    index = pc->index;
-    count = pc->offset;
-    if (pc->cap_user_rdpmc && index) {
-      unsigned long long raw = rdpmc(index - 1);
-      width = pc->pmc_width;
-      if (width > 0 && width < 64) {
-        unsigned int shift = 64 - width; /* a signed value of width bits */
-        count += (long long) (raw << shift) >> shift;
-      } else {
-        count += (long long) raw;
-      }
-    }
-    CPUCYCLES_PERF_BARRIER();
-  } while (pc->lock != seq);
-  return count;
-}
-
-/* As cpucycles_perf_page_read, for a counter read by one instruction
-   that reaches only one hardware counter: the page's index must name it
-   (want), else the event sits on another counter (another perf user took
-   this one) and *count is not read: returns 0, and the caller reads with
-   read(2).  The count is the event's (offset plus the counter), not the
-   raw counter, which perf starts at half its period. */
-static inline int cpucycles_perf_page_read_one(const volatile struct perf_event_mmap_page *pc, unsigned int want,
-                                               unsigned long long (*read)(void), long long *count)
+   offset alone.  With want not 0, rdpmc reaches only the counter the
+   page numbers want: if the event sits on another (another perf user took
+   that one), nothing is read and the result is 0.  Inline so that a
+   counter's ticks() inlines its own rdpmc; tests pass a fake one. */
+static inline int cpucycles_perf_page_count(const volatile struct perf_event_mmap_page *pc, unsigned int want,
+                                            unsigned long long (*rdpmc)(unsigned int counter), long long *count)
 {
   unsigned int seq, index, width;
   do {
@@ -115,12 +86,12 @@ static inline int cpucycles_perf_page_read_one(const volatile struct perf_event_
     CPUCYCLES_PERF_BARRIER();
     index = pc->index;
     *count = pc->offset;
-    if (index && index != want) return 0;
-    if (index) {
-      unsigned long long raw = read();
+    if (want && index && index != want) return 0;
+    if (pc->cap_user_rdpmc && index) {
+      unsigned long long raw = rdpmc(index - 1);
       width = pc->pmc_width;
       if (width > 0 && width < 64) {
-        unsigned int shift = 64 - width;
+        unsigned int shift = 64 - width; /* a signed value of width bits */
         *count += (long long) (raw << shift) >> shift;
       } else {
         *count += (long long) raw;
@@ -131,12 +102,26 @@ static inline int cpucycles_perf_page_read_one(const volatile struct perf_event_
   return 1;
 }
 
-/* The count in a thread that may not read the counter itself: read(2).
-   The fence orders it after this thread's plain load of the cpucycles
-   pointer, which the selection published with release after setting up
-   the fds. */
-static inline long long cpucycles_perf_read_elsewhere(const struct cpucycles_perf *p)
+static inline long long cpucycles_perf_page_read(const volatile struct perf_event_mmap_page *pc,
+                                                 unsigned long long (*rdpmc)(unsigned int counter))
 {
+  long long count;
+  cpucycles_perf_page_count(pc, 0, rdpmc, &count);
+  return count;
+}
+
+/* The read of a counter whose instruction reaches one hardware counter
+   (arm64-perfpmc, riscv*-perfrdcycle): the thread that opened the event
+   (opener) counts from the page while the event sits on counter want;
+   any other thread, and the opener while the event sits elsewhere, reads
+   the count with read(2).  The fence orders that after this thread's
+   plain load of the cpucycles pointer, which the selection published with
+   release after setting up the fds. */
+static inline long long cpucycles_perf_user_read(const struct cpucycles_perf *p, int opener, unsigned int want,
+                                                 unsigned long long (*rdpmc)(unsigned int counter))
+{
+  long long count;
+  if (opener && cpucycles_perf_page_count(p->page, want, rdpmc, &count)) return count;
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   return cpucycles_perf_sum(p, 0);
 }

@@ -31,38 +31,15 @@ static inline long long ppc_timebase_parse(const char *text)
   return 0;
 }
 
-/* /proc/cpuinfo in pieces of whole lines.  A piece after the first is
-   read from one byte earlier, which must be a newline, else the piece
-   starts inside a line (one longer than the buffer, or the file changed
-   between reads) and that line is skipped; the last line of a piece
-   counts only if the file ends there: a timebase line cut by the buffer
-   is never read as a shorter rate. */
+/* /proc/cpuinfo in pieces of whole lines (cpucycles_read_lines). */
 static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
 {
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
   long offset = 0;
   long long hz = 0;
-  while (!hz && offset < PPC_CPUINFO_MOST) {
-    long start = offset > 0 ? offset - 1 : 0;
-    long n = cpucycles_os_read_text("/proc/cpuinfo", start, text, sizeof text);
-    char *first = text + (offset > 0), *p = first, *end, *q;
-    if (n <= (offset > 0)) break;
-    end = text + n;
-    if (offset > 0 && text[0] != '\n') {
-      q = memchr(p, '\n', (size_t) (end - p));
-      p = q ? q + 1 : end;
-    }
-    if (n == (long) sizeof text - 1) {
-      /* up to the last newline; with none after p, read again from p, or
-         skip a line longer than the buffer */
-      for (q = end; q > p && q[-1] != '\n'; --q) {}
-      *q = 0;
-      offset = start + (q > p ? q - text : p > first ? p - text : n);
-    } else {
-      offset = PPC_CPUINFO_MOST; /* the end of the file */
-    }
-    hz = ppc_timebase_parse(p);
-  }
+  char *piece;
+  while (!hz && cpucycles_read_lines("/proc/cpuinfo", &offset, PPC_CPUINFO_MOST, text, sizeof text, &piece) > 0)
+    hz = ppc_timebase_parse(piece);
   if (hz > 0) {
     cpucycles_say(probe, "rate from the timebase line of /proc/cpuinfo");
     return hz;

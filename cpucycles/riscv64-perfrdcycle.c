@@ -24,18 +24,15 @@ long long ticks_setup(struct cpucycles_probe *probe)
 /* The page's index of the cycle counter: RISC-V's perf numbers it 1 */
 #define CYCLE_INDEX 1
 
-static unsigned long long cycle(void)
+static unsigned long long cycle(unsigned int counter)
 {
+  (void) counter; /* the one counter it reaches */
   return (unsigned long long) riscv64_cycle();
 }
 
-/* The event's count: in the opening thread from the page and rdcycle,
-   while the event sits on the cycle counter; else with read(2) (perf.h) */
 long long ticks(void)
 {
-  long long count;
-  if (opener && cpucycles_perf_page_read_one(perf.page, CYCLE_INDEX, cycle, &count)) return count;
-  return cpucycles_perf_read_elsewhere(&perf);
+  return cpucycles_perf_user_read(&perf, opener, CYCLE_INDEX, cycle);
 }
 
 void ticks_close(void)

@@ -8,7 +8,7 @@
    owns cpucycles_x86_tsc_setup): skip where RDTSC faults, else the
    invariant TSC rate when the CPU (or hypervisor) states it, else
    MAYBECYCLECOUNTER.  No measurement here: the first call must not wait;
-   the first cpucycles_persecond() checks a stated rate (doc/counters.md). */
+   the trace checks a stated rate (doc/selection.md). */
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where

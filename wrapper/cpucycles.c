@@ -45,7 +45,6 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 #define DONE 2
 #define WAIT_FIRST_NS 1000  /* a waiter sleeps 1 microsecond, then ... */
 #define WAIT_MOST_NS 256000 /* ... twice as long each time, up to this */
-#define PERSECOND_MEASURED_LEAST 1000000 /* a measured rate below 1 MHz is no rate */
 
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
@@ -163,33 +162,19 @@ static long long first_call(void)
 /* Selection asks for persecond only when a counter needs scaling; if it
    did not, the estimate is made here, at the first cpucycles_persecond().
    Where the OS states no rate and a core cycle counter was chosen, its
-   rate is measured instead (a few ms).  A chosen counter with a stated
-   rate is timed too, and a rate off by more than 1% is said in the trace
-   (checked here, not in the first call, which must not wait). */
-#define STATED_TOLERANCE 0.01
-
+   rate is measured instead (a few ms): also when a scaled counter earlier
+   in the list took the default before this one had worked, since the
+   chosen counter is unscaled and its own rate is the one to report. */
 static void persecond_job(void)
 {
   struct cpucycles_selection *s = &selection;
-  struct cpucycles_trace *t = &s->trace[s->chosen];
-  long long (*ticks)(void) = cpucycles_counters[s->chosen].ticks;
+  const struct cpucycles_trace *t = &s->trace[s->chosen];
+  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   /* a counter that follows one thread measures that thread's work: only
      there is its rate the core's */
-  int core = t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32) &&
-             (!t->probe.per_thread || selected_here);
-  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
-  /* also when a scaled counter earlier in the list took the default
-     before this core counter had worked: the chosen counter is unscaled,
-     so its own rate is the one to report */
-  if (core && !strcmp(s->persecond_source, "default")) {
-    long long hz = (long long) cpucycles_measured_hz(ticks, t->only32);
-    if (hz >= PERSECOND_MEASURED_LEAST) {
-      s->persecond = hz;
-      s->persecond_source = "measured";
-      s->persecond_counter = s->chosen;
-    }
-  }
-  if (t->precision && t->setup > 0) t->measured_hz = (long long) cpucycles_measured_hz(ticks, 0);
+  if (t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32) &&
+      (!t->probe.per_thread || selected_here) && !strcmp(s->persecond_source, "default"))
+    cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
 }
 
 long long cpucycles_persecond(void)
@@ -246,11 +231,18 @@ static void print_class(const struct cpucycles_selection *s)
     printf("offcore rate measured\n");
 }
 
+/* A chosen counter with a stated rate is timed for the trace, which says
+   when the rate is off by more than 1% (here, not in the first call,
+   which must not wait, nor in cpucycles_persecond(), whose callers would
+   wait for a line they never see). */
+#define STATED_TOLERANCE 0.01
+
 static void print_trace(void)
 {
-  const struct cpucycles_selection *s = &selection;
+  struct cpucycles_selection *s = &selection;
   int i;
   once(&persecond_state, persecond_job);
+  if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, cpucycles_counters[i].name,
            s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
@@ -265,7 +257,7 @@ static void print_trace(void)
   }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_trace *t = &s->trace[i];
-    double off = t->measured_hz ? (double) t->measured_hz / (double) t->setup - 1 : 0;
+    double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", cpucycles_counters[i].name);
     if (i == s->chosen && t->precision)
       printf("chosen: precision %lld", t->precision);

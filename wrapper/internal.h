@@ -17,7 +17,7 @@ struct cpucycles_trace {
   double scaling;      /* cycles per tick (1: read as it is) */
   int only32;
   int crash;           /* the signal a guarded read raised, or 0 */
-  long long measured_hz; /* a stated rate's check at the first persecond, or 0 */
+  long long measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
   const char *fail;    /* the wrapper's words when it dropped the counter */
   struct cpucycles_probe probe; /* the counter's own words and flags */
 };
@@ -45,9 +45,14 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out);
 
-/* select.c: a counter's rate in ticks per second, timed against the
-   monotonic clock over a few milliseconds (only32: counting modulo 2^32). */
-double cpucycles_measured_hz(long long (*ticks)(void), int only32);
+/* select.c: counter k's rate in ticks per second, timed against the
+   monotonic clock over a few milliseconds (modulo 2^32 for a 32-bit
+   counter) the first time it is asked for, and kept in s->trace[k]. */
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
+
+/* select.c: persecond from core counter k's rate, where the OS states
+   none.  1, or 0 if the counter hardly moves (below 1 MHz). */
+int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */

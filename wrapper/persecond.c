@@ -147,55 +147,6 @@ static long long from_file(const char *path, char *text, size_t size, int exp10,
   return whole(text, (size_t) n, exp10, exponent);
 }
 
-/* The next piece of path that holds only whole lines, read into text from
-   *offset on, which it advances.  Returns the piece's length (its start
-   in *piece; the byte after it is NUL), or 0 at the end, on an error or
-   past most bytes.  A piece after the first is read from one byte
-   earlier: that byte must be a newline, else the piece starts inside a
-   line (one longer than the buffer, or the file changed between reads),
-   which is skipped.  A last line without its newline counts only at the
-   end of the file: a line cut by the buffer is never read as a shorter
-   one. */
-static long whole_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
-{
-  while (*offset < most) {
-    long start = *offset > 0 ? *offset - 1 : 0;
-    long n = cpucycles_os_read_text(path, start, text, size);
-    int at_end = n < (long) size - 1;
-    char *first = text + (*offset > 0), *p = first, *end, *q;
-    if (n <= (*offset > 0)) return 0;
-    end = text + n;
-    if (*offset > 0 && text[0] != '\n') {
-      q = memchr(p, '\n', (size_t) (end - p));
-      if (!q) {
-        if (at_end) return 0;
-        *offset = start + n;
-        continue;
-      }
-      p = q + 1;
-    }
-    if (at_end) {
-      *offset = start + n + 1; /* the next read finds the end */
-    } else {
-      for (q = end; q > p && q[-1] != '\n'; --q) {}
-      if (q == p) {
-        /* no whole line here: read again from p, or, if p is where the
-           piece began, skip a line longer than the buffer */
-        *offset = start + (p > first ? p - text : n);
-        continue;
-      }
-      *q = 0;
-      end = q;
-      *offset = start + (q - text);
-    }
-    if (end > p) {
-      *piece = p;
-      return (long) (end - p);
-    }
-  }
-  return 0;
-}
-
 /* /proc/cpuinfo lines "KEY<blanks>: VALUE".  Keys seen on Linux: x86
    "cpu MHz", LoongArch "CPU MHz", s390x "cpu MHz static", PowerPC "clock"
    (value ends in MHz), SPARC "Cpu0ClkTck" (hexadecimal Hz). */
@@ -242,7 +193,7 @@ static long long from_cpuinfo(char *text, size_t size, const char **words)
 {
   long offset = 0, n;
   char *piece;
-  while ((n = whole_lines("/proc/cpuinfo", &offset, CPUINFO_MOST, text, size, &piece)) > 0) {
+  while ((n = cpucycles_read_lines("/proc/cpuinfo", &offset, CPUINFO_MOST, text, size, &piece)) > 0) {
     const char *line = piece, *end = piece + n;
     while (line < end) {
       const char *eol = memchr(line, '\n', (size_t) (end - line));

@@ -20,6 +20,7 @@
 
 #define RATE_WINDOWS 3               /* a rate is timed over 3 windows ... */
 #define RATE_WINDOW_NS 1000000LL     /* ... of 1 ms each */
+#define PERSECOND_MEASURED_LEAST 1000000 /* a measured rate below 1 MHz is no rate */
 #define MULTIPLIER_SLOP 0.2
 #define MULTIPLIER_MAXDENOMINATOR 1024
 #define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
@@ -62,12 +63,9 @@ static long long persecond(struct walk *w)
   if (out->persecond) return out->persecond;
   out->persecond = w->options->persecond(&out->persecond_source);
   for (k = 0; !strcmp(out->persecond_source, "default") && k < out->count; ++k)
-    if (out->trace[k].precision && w->c[k].penalty <= PENALTY_EXTEND32) {
-      out->persecond = (long long) cpucycles_measured_hz(w->table[k].ticks, w->c[k].only32);
-      out->persecond_source = "measured";
-      out->persecond_counter = k;
+    if (out->trace[k].precision && w->c[k].penalty <= PENALTY_EXTEND32 &&
+        cpucycles_persecond_measured(w->table, out, k))
       break;
-    }
   return out->persecond;
 }
 
@@ -116,16 +114,30 @@ static double window_hz(long long (*ticks)(void), int only32)
   return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
 }
 
-/* the median of RATE_WINDOWS windows */
-double cpucycles_measured_hz(long long (*ticks)(void), int only32)
+/* Counter k's rate: the median of RATE_WINDOWS windows, timed once and
+   kept in its trace for whoever asks next (the 32-bit extension,
+   persecond, the trace's check of a stated rate). */
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
 {
-  double hz[RATE_WINDOWS], t;
+  struct cpucycles_trace *t = &s->trace[k];
+  double hz[RATE_WINDOWS], v;
   int i, j;
+  if (t->measured_hz) return t->measured_hz;
   for (i = 0; i < RATE_WINDOWS; ++i) {
-    hz[i] = window_hz(ticks, only32);
-    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) t = hz[j], hz[j] = hz[j - 1], hz[j - 1] = t;
+    hz[i] = window_hz(table[k].ticks, t->only32);
+    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
   }
-  return hz[RATE_WINDOWS / 2];
+  return t->measured_hz = (long long) hz[RATE_WINDOWS / 2];
+}
+
+int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
+{
+  long long hz = cpucycles_rate(table, s, k);
+  if (hz < PERSECOND_MEASURED_LEAST) return 0;
+  s->persecond = hz;
+  s->persecond_source = "measured";
+  s->persecond_counter = k;
+  return 1;
 }
 
 /* FINDMULTIPLIER: persecond over the clock's rate must be close to n/d for
@@ -345,5 +357,5 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
   }
   /* a 32-bit counter is extended at its own rate, timed here */
   out->read = cpucycles_read_use(table[out->chosen].ticks, w.c[out->chosen].scaling, w.c[out->chosen].only32,
-                                 w.c[out->chosen].only32 ? cpucycles_measured_hz(table[out->chosen].ticks, 1) : 0);
+                                 w.c[out->chosen].only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0);
 }

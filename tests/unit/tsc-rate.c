@@ -2,7 +2,7 @@
    no division by a zero leaf 0x15, no trust in leaf 0x15 inside a guest,
    the hypervisor's leaf 0x40000010 when offered, the crystal table; a
    stated rate taken as stated without a moment of waiting in the first
-   call, and checked by the first cpucycles_persecond(). */
+   call, and checked by the trace. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -157,7 +157,7 @@ static int tsc(const char *name)
 
 /* Issue 11 item 4: the first call on a machine that states its TSC rate
    waits for nothing (budget: 100 us of first call, SPEC 8), takes the rate,
-   and the first cpucycles_persecond() checks it. */
+   and the trace checks it. */
 static void stated_rate_first_call(long long real, int exact)
 {
   struct first_call r;
