@@ -15,6 +15,7 @@ struct cpucycles_trace {
   long long setup;     /* ticks_setup() result */
   long long precision; /* 0: not usable */
   double scaling;      /* cycles per tick (1: read as it is) */
+  long long penalty;   /* its class's, from select.c */
   int only32;
   int crash;           /* the signal a guarded read raised, or 0 */
   long long measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */

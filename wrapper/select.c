@@ -34,19 +34,11 @@
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
-/* One candidate while the list is walked. */
-struct candidate {
-  long long penalty;
-  double scaling;
-  int only32;
-  int open; /* set up and not yet closed */
-};
-
 struct walk {
   const struct cpucycles_counter *table;
   const struct cpucycles_select_options *options;
   struct cpucycles_selection *out;
-  struct candidate c[CPUCYCLES_MAXCOUNTERS];
+  int open[CPUCYCLES_MAXCOUNTERS]; /* set up and not yet closed */
   int working; /* counters so far that passed the precision test */
   int pending[CPUCYCLES_MAXCOUNTERS]; /* set up, not measured: cannot win */
   int npending;
@@ -63,22 +55,16 @@ static long long persecond(struct walk *w)
   if (out->persecond) return out->persecond;
   out->persecond = w->options->persecond(&out->persecond_source);
   for (k = 0; !strcmp(out->persecond_source, "default") && k < out->count; ++k)
-    if (out->trace[k].precision && w->c[k].penalty <= PENALTY_EXTEND32 &&
+    if (out->trace[k].precision && out->trace[k].penalty <= PENALTY_EXTEND32 &&
         cpucycles_persecond_measured(w->table, out, k))
       break;
   return out->persecond;
 }
 
+/* the guard catches only these */
 static const char *signal_words(int sig)
 {
-  switch (sig) {
-    case SIGILL: return "SIGILL";
-    case SIGFPE: return "SIGFPE";
-    case SIGBUS: return "SIGBUS";
-    case SIGSEGV: return "SIGSEGV";
-    case SIGABRT: return "SIGABRT";
-  }
-  return "a signal";
+  return sig == SIGILL ? "SIGILL" : sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : "SIGABRT";
 }
 
 static void drop(struct walk *w, int i, const char *why)
@@ -86,7 +72,7 @@ static void drop(struct walk *w, int i, const char *why)
   w->out->trace[i].fail = why;
   w->out->trace[i].precision = 0;
   w->table[i].close();
-  w->c[i].open = 0;
+  w->open[i] = 0;
 }
 
 /* A counter's rate, timed against the monotonic clock over a window. */
@@ -114,20 +100,28 @@ static double window_hz(long long (*ticks)(void), int only32)
   return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
 }
 
-/* Counter k's rate: the median of RATE_WINDOWS windows, timed once and
-   kept in its trace for whoever asks next (the 32-bit extension,
-   persecond, the trace's check of a stated rate). */
-long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
+/* The rates of RATE_WINDOWS windows, in increasing order */
+static void rates(long long (*ticks)(void), int only32, double hz[RATE_WINDOWS])
 {
-  struct cpucycles_trace *t = &s->trace[k];
-  double hz[RATE_WINDOWS], v;
+  double v;
   int i, j;
-  if (t->measured_hz) return t->measured_hz;
   for (i = 0; i < RATE_WINDOWS; ++i) {
-    hz[i] = window_hz(table[k].ticks, t->only32);
+    hz[i] = window_hz(ticks, only32);
     for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
   }
-  return t->measured_hz = (long long) hz[RATE_WINDOWS / 2];
+}
+
+/* Counter k's rate: the median window, timed once and kept in its trace
+   for whoever asks next (the 32-bit extension, persecond, the trace's
+   check of a stated rate). */
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
+{
+  double hz[RATE_WINDOWS];
+  if (!s->trace[k].measured_hz) {
+    rates(table[k].ticks, s->trace[k].only32, hz);
+    s->trace[k].measured_hz = (long long) hz[RATE_WINDOWS / 2];
+  }
+  return s->trace[k].measured_hz;
 }
 
 int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
@@ -145,18 +139,17 @@ int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct c
    or 0 if none fits. */
 static double find_multiplier(long long (*ticks)(void), long long persecond)
 {
-  double ratio[RATE_WINDOWS];
+  double hz[RATE_WINDOWS];
   int i, d;
-  for (i = 0; i < RATE_WINDOWS; ++i) {
-    double hz = window_hz(ticks, 0);
-    if (hz <= 0) return 0;
-    ratio[i] = (double) persecond / hz;
-  }
+  rates(ticks, 0, hz);
+  if (hz[0] <= 0) return 0;
   for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
-    double n = (double) (long long) (ratio[0] * d + 0.5);
+    double n = (double) (long long) ((double) persecond / hz[RATE_WINDOWS / 2] * d + 0.5), off;
     int fits = n >= 1;
-    for (i = 0; fits && i < RATE_WINDOWS; ++i)
-      fits = ratio[i] * d - n >= -MULTIPLIER_SLOP && ratio[i] * d - n <= MULTIPLIER_SLOP;
+    for (i = 0; fits && i < RATE_WINDOWS; ++i) {
+      off = (double) persecond / hz[i] * d - n;
+      fits = off >= -MULTIPLIER_SLOP && off <= MULTIPLIER_SLOP;
+    }
     if (fits) return n / d;
   }
   return 0;
@@ -223,15 +216,13 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
 static int set_up(struct walk *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
-  struct candidate *c = &w->c[i];
   struct cpucycles_trace *t = &w->out->trace[i];
   long long setup;
 
-  if (c->open) counter->close(); /* a wanted counter that failed is set up again */
-  memset(c, 0, sizeof *c);
+  if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
   memset(t, 0, sizeof *t);
   setup = t->setup = counter->setup(&t->probe);
-  c->open = 1; /* even a skip may have half-opened something */
+  w->open[i] = 1; /* even a skip may have half-opened something */
   if (setup == CPUCYCLES_SKIP) {
     t->fail = "setup skipped";
     return 0;
@@ -241,12 +232,12 @@ static int set_up(struct walk *w, int i)
     return 0;
   }
   if (setup == CPUCYCLES_CYCLECOUNTER) {
-    c->penalty = PENALTY_CYCLECOUNTER;
+    t->penalty = PENALTY_CYCLECOUNTER;
   } else if (setup == CPUCYCLES_EXTEND32) {
-    c->penalty = PENALTY_EXTEND32;
-    c->only32 = 1;
+    t->penalty = PENALTY_EXTEND32;
+    t->only32 = 1;
   } else if (setup == CPUCYCLES_MAYBECYCLECOUNTER || setup == CPUCYCLES_FINDMULTIPLIER || setup > 0) {
-    c->penalty = PENALTY_OFFCORE;
+    t->penalty = PENALTY_OFFCORE;
   } else {
     drop(w, i, "unknown setup class");
     return 0;
@@ -258,31 +249,25 @@ static int set_up(struct walk *w, int i)
 static long long measure(struct walk *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
-  struct candidate *c = &w->c[i];
   struct cpucycles_trace *t = &w->out->trace[i];
   const char *fail;
   long long step;
 
-  c->scaling = 1;
+  t->scaling = 1;
   if (t->setup > 0) {
-    c->scaling = (double) persecond(w) / (double) t->setup;
-  } else if (t->setup == CPUCYCLES_FINDMULTIPLIER) {
-    c->scaling = find_multiplier(counter->ticks, persecond(w));
-    if (!c->scaling) {
-      drop(w, i, "its rate is no n/d multiple of persecond");
-      return 0;
-    }
+    t->scaling = (double) persecond(w) / (double) t->setup;
+  } else if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(counter->ticks, persecond(w)))) {
+    drop(w, i, "its rate is no n/d multiple of persecond");
+    return 0;
   }
-  t->scaling = c->scaling;
-  t->only32 = c->only32;
   /* a 32-bit counter is measured raw: its penalty prices the extension */
-  step = precision(c->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, c->scaling, 0, 0),
+  step = precision(t->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, t->scaling, 0, 0),
                    &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return 0;
   }
-  t->precision = step + c->penalty + ORDER_BUMP * w->working++;
+  t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0; /* a pending counter's "not measured" no longer holds */
   return t->precision;
 }
@@ -304,7 +289,7 @@ static void try_counter(struct walk *w, int i)
   int k;
   if (!set_up(w, i)) return;
   if (!w->options->measure_all && out->chosen >= 0 &&
-      SMALLEST_STEP + w->c[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
+      SMALLEST_STEP + out->trace[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
     out->trace[i].fail = "not measured: cannot beat the counter already found";
     w->pending[w->npending++] = i;
     return;
@@ -319,6 +304,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       struct cpucycles_selection *out)
 {
   struct walk w;
+  struct cpucycles_trace *t;
   int i, wanted = -1;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
@@ -348,7 +334,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
       if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
 
   for (i = 0; i < count; ++i)
-    if (i != out->chosen && w.c[i].open) table[i].close();
+    if (i != out->chosen && w.open[i]) table[i].close();
 
   if (out->chosen < 0) {
     out->chosen = count - 1; /* the last resort, default-zero */
@@ -356,6 +342,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     return;
   }
   /* a 32-bit counter is extended at its own rate, timed here */
-  out->read = cpucycles_read_use(table[out->chosen].ticks, w.c[out->chosen].scaling, w.c[out->chosen].only32,
-                                 w.c[out->chosen].only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0);
+  t = &out->trace[out->chosen];
+  out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
+                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0);
 }
