@@ -188,7 +188,8 @@ long long cpucycles_persecond(void)
 
 const char *cpucycles_implementation(void)
 {
-  if (!once(&selection_state, select_job)) return "default-zero";
+  /* re-entered from a handler inside the first call: the last resort */
+  if (!once(&selection_state, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
   return cpucycles_counters[selection.chosen].name;
 }
 
@@ -217,18 +218,12 @@ static void print_class(const struct cpucycles_selection *s)
 {
   const struct cpucycles_trace *t = &s->trace[s->chosen];
   printf("cpucycles class %s ", cpucycles_counters[s->chosen].name);
-  if (!t->precision)
-    printf("none\n");
-  else if (t->setup == CPUCYCLES_CYCLECOUNTER)
-    printf("core\n");
-  else if (t->setup == CPUCYCLES_EXTEND32)
-    printf("core32\n");
-  else if (t->setup == CPUCYCLES_MAYBECYCLECOUNTER)
-    printf("maybecore\n");
-  else if (t->setup > 0)
+  if (t->precision && t->setup > 0)
     printf("offcore rate %lld\n", t->setup);
   else
-    printf("offcore rate measured\n");
+    printf("%s\n", !t->precision ? "none" : t->setup == CPUCYCLES_CYCLECOUNTER ? "core"
+                    : t->setup == CPUCYCLES_EXTEND32 ? "core32"
+                    : t->setup == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : "offcore rate measured");
 }
 
 /* A chosen counter with a stated rate is timed for the trace, which says

@@ -38,10 +38,7 @@ static int digit(char c)
 
 static int hexdigit(char c)
 {
-  if (digit(c)) return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+  return digit(c) ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
 }
 
 /* "DIGITS[.DIGITS]" at s, and where exponent is set also "2.4e9" forms

@@ -337,7 +337,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     if (i != out->chosen && w.open[i]) table[i].close();
 
   if (out->chosen < 0) {
-    out->chosen = count - 1; /* the last resort, default-zero */
+    out->chosen = count - 1; /* the last resort (options ends with it) */
     out->read = table[count - 1].ticks;
     return;
   }
