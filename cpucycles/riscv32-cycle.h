@@ -3,7 +3,7 @@
    Shared by riscv32-rdcycle and riscv32-perfrdcycle. */
 #include "counter.h"
 
-static inline long long riscv32_cycle(void)
+static inline long long riscv_cycle(void)
 {
   unsigned int hi, lo, again;
   do {

@@ -1,30 +1,4 @@
-/* rdcycleh and rdcycle: the RISC-V cycle CSR on RV32, read in two halves.
-   The high half is read before and after the low one; when they differ the
-   low half carried in between, so we read again. */
-#include "counter.h"
+/* rdcycleh and rdcycle: the RISC-V cycle CSR on RV32, read in two halves
+   (riscv32-cycle.h; the counter's body is riscv-rdcycle.h). */
 #include "riscv32-cycle.h"
-
-long long ticks(void)
-{
-  return riscv32_cycle();
-}
-
-/* perf_user_access 1 (Linux 6.6 and later) lets user code run rdcycle
-   only in a thread whose own perf event grants it: a read that works is
-   riscv*-perfrdcycle's event at work, and it traps once that event is
-   closed, so this counter stands aside; 2 is the old rule, rdcycle for
-   all, and no knob is a kernel before it. */
-long long ticks_setup(struct cpucycles_probe *probe)
-{
-  long access;
-  if (cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &access) && access != 2) {
-    cpucycles_say(probe, "perf_user_access is %ld: user rdcycle only through perf (see the perfrdcycle counter)", access);
-    return CPUCYCLES_SKIP;
-  }
-  probe->may_trap = 1;
-  return CPUCYCLES_CYCLECOUNTER;
-}
-
-void ticks_close(void)
-{
-}
+#include "riscv-rdcycle.h"

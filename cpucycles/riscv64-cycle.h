@@ -2,7 +2,7 @@
    and riscv64-perfrdcycle. */
 #include "counter.h"
 
-static inline long long riscv64_cycle(void)
+static inline long long riscv_cycle(void)
 {
   long long count;
   __asm__ __volatile__("rdcycle %0" : "=r"(count));
