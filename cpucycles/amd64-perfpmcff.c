@@ -14,15 +14,8 @@ static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (cpu->vendor != CPUCYCLES_X86_INTEL) {
-    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-    return CPUCYCLES_SKIP;
-  }
-  if (!cpu->pmc_version) {
-    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
-    return CPUCYCLES_SKIP;
-  }
+  const struct cpucycles_x86_facts *cpu = cpucycles_x86_intel_pmu(probe);
+  if (!cpu) return CPUCYCLES_SKIP;
   if (cpu->pmc_version < PMC_VERSION_LEAST) {
     cpucycles_say(probe, "PMC version %u < %d (CPUID leaf 0xA): a PMU this old wraps its fixed counter early",
                   cpu->pmc_version, PMC_VERSION_LEAST);

@@ -13,15 +13,8 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (cpu->vendor != CPUCYCLES_X86_INTEL) {
-    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-    return CPUCYCLES_SKIP;
-  }
-  if (!cpu->pmc_version) {
-    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
-    return CPUCYCLES_SKIP;
-  }
+  const struct cpucycles_x86_facts *cpu = cpucycles_x86_intel_pmu(probe);
+  if (!cpu) return CPUCYCLES_SKIP;
   if (cpu->pmc_version < 2 || cpu->fixed_counters < 2) {
     cpucycles_say(probe, "CPUID leaf 0xA lists no fixed-function counter 1");
     return CPUCYCLES_SKIP;

@@ -161,6 +161,18 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
   return &facts;
 }
 
+const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe)
+{
+  const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
+  if (cpu->vendor != CPUCYCLES_X86_INTEL)
+    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
+  else if (!cpu->pmc_version)
+    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
+  else
+    return cpu;
+  return 0;
+}
+
 void cpucycles_x86_forget(void)
 {
   facts_asked = tsc_asked = cached = 0;

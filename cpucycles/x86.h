@@ -26,6 +26,10 @@ struct cpucycles_x86_facts {
 };
 const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
 
+/* The facts where the counters of Intel's fixed-function counter 1 can
+   start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */
+const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
+
 /* Forgets what CPUID said, so a test can play another CPU. */
 void cpucycles_x86_forget(void);
 
