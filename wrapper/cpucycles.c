@@ -50,7 +50,7 @@ static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* this thread runs a job of once() */
 static CPUCYCLES_THREAD int selected_here; /* this thread ran the selection */
-static int trace_wanted, hooks_registered;
+static int trace_wanted;
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
@@ -124,6 +124,16 @@ static void at_exit(void)
   exiting = 1;
 }
 
+/* The fork and exit hooks go in when the library is loaded, before any
+   call: registered by the first call, they missed a fork that another
+   thread began just as the selection started (fork holds the lock
+   pthread_atfork waits for), and that child waited for ever. */
+__attribute__((constructor)) static void load(void)
+{
+  pthread_atfork(0, 0, child_after_fork);
+  atexit(at_exit);
+}
+
 /* dlclose: give back the chosen counter's fds and mapping.  Were the
    library still called (it is not unloaded while others hold it), the
    next call would select again. */
@@ -143,7 +153,6 @@ static void select_job(void)
   struct cpucycles_select_options options;
   ABI_POINTER_RACE();
   selected_here = 1;
-  if (!hooks_registered) hooks_registered = !pthread_atfork(0, 0, child_after_fork) && !atexit(at_exit);
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
   options.measure_all = trace_wanted;

@@ -100,6 +100,49 @@ static int fork_during_first_call(void)
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3;
 }
 
+/* 5a at the start: a fork already under way when the first call starts.
+   fork holds the lock pthread_atfork takes from its prepare handlers
+   until the child exists; a fork handler registered by the first call
+   waited there, so the child inherited a selection no thread would
+   finish, with no handler to start it afresh (the library's handler now
+   goes in when it is loaded).  A slow prepare handler of ours holds the
+   fork open while the first call begins. */
+#define PREPARE_NS 50000000L
+static volatile int forking;
+static pid_t early_child;
+
+static void prepare_slowly(void)
+{
+  forking = 1;
+  pause_ns(PREPARE_NS);
+}
+
+static void *early_forker(void *arg)
+{
+  (void) arg;
+  early_child = fork();
+  if (early_child == 0) {
+    alarm(BOUND_SECONDS);
+    _exit(sane() && guard_gone() ? 0 : 1);
+  }
+  return 0;
+}
+
+static int fork_under_way_as_first_call_starts(void)
+{
+  pthread_t t;
+  int status;
+  at_hook = slow;
+  pthread_atfork(prepare_slowly, 0, 0);
+  pthread_create(&t, 0, early_forker, 0);
+  while (!forking) pause_ns(100000);
+  cpucycles();
+  pthread_join(t, 0);
+  if (early_child < 0 || waitpid(early_child, &status, 0) != early_child) return 2;
+  if (WIFSIGNALED(status)) return WTERMSIG(status) == SIGALRM ? 4 : 5;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 3;
+}
+
 /* 5b: the selecting thread is cancelled inside the first call.  A perf
    counter (every one has "perf" in its name) counts that thread, which
    is gone, so its count stands still (make test-system saw it on a real
@@ -236,6 +279,8 @@ int main(void)
   int r;
   r = fresh(fork_during_first_call);
   check(r == 0, "fork_during_first_call_child_finishes", "status %d (1014: hung, killed by SIGALRM)", r);
+  r = fresh(fork_under_way_as_first_call_starts);
+  check(r == 0, "fork_under_way_as_first_call_starts_child_finishes", "status %d (4: the child hung, 3: its counts were wrong)", r);
   r = fresh(cancel_during_first_call);
   check(r == 0, "cancel_during_first_call_later_calls_finish", "status %d (1014: hung)", r);
   r = fresh(persecond_from_handler);
