@@ -79,6 +79,14 @@ REALIGN static void handler(int sig, siginfo_t *info, void *context)
       theirs.sa_handler(sig);
     pthread_sigmask(SIG_SETMASK, &mask, 0);
   }
+  /* no guard up: someone who saved ours while it was up put it back
+     later; the program's disposition returns for good (unless a guard
+     went up meanwhile) */
+  if (!up) {
+    struct sigaction now;
+    sigaction(sig, old, &now);
+    if (up) sigaction(sig, &now, 0);
+  }
 }
 
 static int is_ours(const struct sigaction *a)

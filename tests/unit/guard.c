@@ -185,6 +185,53 @@ static void installed_meanwhile(void)
   set_default();
 }
 
+/* 3b. A neighbour that borrows SIGBUS while the guard is up, and puts
+   back what it saved after the guard is down, puts back the library's
+   handler.  That leftover passes the first signal on to the program's
+   handler and then hands the disposition back to it. */
+static struct sigaction borrowed;
+static int borrowing, program_bus_ran;
+
+static void program_bus(int sig, siginfo_t *info, void *context)
+{
+  (void) sig; (void) info; (void) context;
+  ++program_bus_ran;
+}
+
+static void borrow_bus(void)
+{
+  struct sigaction a;
+  if (borrowing++) return; /* the first read: the guarded one */
+  memset(&a, 0, sizeof a);
+  a.sa_sigaction = theirs;
+  a.sa_flags = SA_SIGINFO;
+  sigemptyset(&a.sa_mask);
+  sigaction(SIGBUS, &a, &borrowed);
+}
+
+static void leftover_handed_back(void)
+{
+  struct sigaction now;
+  int leftover;
+  set_default();
+  set_handler(SIGBUS, program_bus);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 5);
+  fakes[0].may_trap = 1;
+  fakes[0].during = borrow_bus;
+  borrowing = program_bus_ran = 0;
+  fake_select(1, 1000000000, &s);
+  sigaction(SIGBUS, &borrowed, 0); /* the neighbour puts back what it saved */
+  sigaction(SIGBUS, 0, &now);
+  leftover = !((now.sa_flags & SA_SIGINFO) && now.sa_sigaction == program_bus);
+  raise(SIGBUS);
+  sigaction(SIGBUS, 0, &now);
+  check(leftover && program_bus_ran == 1 && (now.sa_flags & SA_SIGINFO) && now.sa_sigaction == program_bus,
+        "leftover_handler_hands_back_after_one_signal", "leftover %d, program's handler ran %d times, %s after",
+        leftover, program_bus_ran, now.sa_sigaction == program_bus ? "the program's" : "not the program's");
+  set_default();
+}
+
 /* 4. No handler for counters that cannot trap; a sent signal is not the
    probe's fault. */
 static int library_handlers_seen, reads_checked;
@@ -340,6 +387,7 @@ int main(void)
   blocked_signals();
   other_threads_faults();
   installed_meanwhile();
+  leftover_handed_back();
   guard_only_what_can_fault();
   sent_signal_not_swallowed();
   dispositions();
