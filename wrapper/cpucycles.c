@@ -48,7 +48,7 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
-static CPUCYCLES_THREAD int running_here; /* this thread runs a job of once() */
+static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
 static CPUCYCLES_THREAD int selected_here; /* this thread ran the selection */
 static int trace_wanted;
 static volatile int exiting;
@@ -59,24 +59,25 @@ static struct cpucycles_selection selection;
    The job runs with cancellation off, so a pthread_cancel cannot leave the
    state RUNNING for ever; it takes effect at the caller's next
    cancellation point.  Returns 0 only to a caller re-entering from inside
-   the job on the same thread (a signal handler), which must not wait for
-   itself. */
+   this thread's own run of the same job (a signal handler), which must
+   not wait for itself: this thread's mark goes up before the state says
+   RUNNING, so a handler anywhere in between sees it. */
 static int once(int *state, void (*job)(void))
 {
-  int expected = NOT_STARTED, cancel, was;
+  int expected = NOT_STARTED, cancel, mine = state == &selection_state ? 1 : 2;
   long wait_ns = WAIT_FIRST_NS;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
+  if (running_here & mine) return 0;
+  running_here |= mine;
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    was = running_here; /* a job may run another (the trace asks for persecond) */
-    running_here = 1;
     job();
-    running_here = was;
     __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
     pthread_setcancelstate(cancel, &cancel);
+    running_here &= ~mine;
     return 1;
   }
-  if (running_here) return 0;
+  running_here &= ~mine;
   while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
     struct timespec pause;
     pause.tv_sec = 0;
@@ -186,12 +187,19 @@ static void persecond_job(void)
     cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
 }
 
+/* this thread's estimate from a handler inside its own first call */
+static CPUCYCLES_THREAD long long reentered;
+
 long long cpucycles_persecond(void)
 {
   const char *source;
-  /* re-entered from a handler inside the first call: estimate afresh */
-  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job))
-    return cpucycles_persecond_estimate(&source);
+  /* re-entered from a handler inside the first call: estimate afresh,
+     once per thread (a handler run by a fast timer must not spend its
+     whole interval reading files, or the first call never ends) */
+  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job)) {
+    if (!reentered) reentered = cpucycles_persecond_estimate(&source);
+    return reentered;
+  }
   return selection.persecond;
 }
 

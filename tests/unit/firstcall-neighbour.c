@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -189,6 +190,56 @@ static int persecond_from_handler(void)
   return reentered > 0 ? 0 : 1;
 }
 
+/* 7 under a fast timer: a profiler-like timer interrupts the first call
+   every TIMER_US wherever it is (also between the state going RUNNING
+   and this thread's mark, where a handler once waited for its own
+   thread), and each handler asks for persecond.  Every answer must be
+   positive and the first call must end (the handler must not spend its
+   whole interval reading files). */
+#define TIMER_US 20
+#define TIMER_ROUNDS 20
+#define TIMER_BOUND_NS 3000000000L /* a first call this long is hung */
+static volatile int timed_call;
+static volatile long long timed_smallest = -1;
+
+static void on_timer(int sig)
+{
+  long long v;
+  (void) sig;
+  if (!timed_call) return;
+  v = cpucycles_persecond();
+  if (timed_smallest < 0 || v < timed_smallest) timed_smallest = v;
+}
+
+static void *watchdog(void *arg)
+{
+  (void) arg;
+  pause_ns(TIMER_BOUND_NS);
+  _exit(14); /* hung */
+}
+
+static int persecond_from_fast_timer(void)
+{
+  struct itimerval it;
+  pthread_t t;
+  sigset_t alrm;
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alrm, 0); /* the watchdog takes none */
+  pthread_create(&t, 0, watchdog, 0);
+  pthread_sigmask(SIG_UNBLOCK, &alrm, 0);
+  signal(SIGALRM, on_timer);
+  memset(&it, 0, sizeof it);
+  it.it_interval.tv_usec = it.it_value.tv_usec = TIMER_US;
+  timed_call = 1;
+  setitimer(ITIMER_REAL, &it, 0);
+  cpucycles();
+  timed_call = 0;
+  memset(&it, 0, sizeof it);
+  setitimer(ITIMER_REAL, &it, 0);
+  return timed_smallest != 0 && cpucycles_persecond() > 0 ? 0 : 1;
+}
+
 /* 8: default-perfevent counts this thread; a forked child's counts must
    advance with its own work while the parent waits */
 static volatile long sink;
@@ -276,7 +327,7 @@ static int fresh(int (*test)(void))
 
 int main(void)
 {
-  int r;
+  int r, i, rounds, bad, worst = 0;
   r = fresh(fork_during_first_call);
   check(r == 0, "fork_during_first_call_child_finishes", "status %d (1014: hung, killed by SIGALRM)", r);
   r = fresh(fork_under_way_as_first_call_starts);
@@ -285,6 +336,13 @@ int main(void)
   check(r == 0, "cancel_during_first_call_later_calls_finish", "status %d (1014: hung)", r);
   r = fresh(persecond_from_handler);
   check(r == 0, "persecond_from_handler_inside_first_call_positive", "status %d", r);
+  rounds = getenv("CPUCYCLES_TEST_EMULATED") ? TIMER_ROUNDS / 10 : TIMER_ROUNDS;
+  for (i = 0, bad = 0; i < rounds; ++i) {
+    r = fresh(persecond_from_fast_timer);
+    if (r) ++bad, worst = r;
+  }
+  check(!bad, "persecond_from_fast_timer_handlers_positive_and_first_call_ends",
+        "%d of %d processes failed (last status %d; 14: hung, 1: an answer was 0)", bad, rounds, worst);
   r = fresh(perf_counter_in_child);
   if (r == 77)
     skip("fork_child_counts_own_work_with_perf_counter", "the kernel refused software perf events here");
