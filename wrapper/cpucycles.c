@@ -182,9 +182,7 @@ static void persecond_job(void)
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   /* a counter that follows one thread measures that thread's work: only
      there is its rate the core's */
-  if (t->precision && (t->setup == CPUCYCLES_CYCLECOUNTER || t->setup == CPUCYCLES_EXTEND32) &&
-      (!t->probe.per_thread || selected_here) && !strcmp(s->persecond_source, "default"))
-    cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
+  if (!t->probe.per_thread || selected_here) cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
 }
 
 /* this thread's estimate from a handler inside its own first call */

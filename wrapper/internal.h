@@ -51,8 +51,9 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
    counter) the first time it is asked for, and kept in s->trace[k]. */
 long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 
-/* select.c: persecond from core counter k's rate, where the OS states
-   none.  1, or 0 if the counter hardly moves (below 1 MHz). */
+/* select.c: where persecond is still the default guess and counter k is
+   a working core cycle counter, persecond becomes its rate.  1 if it did;
+   0 otherwise, or if the counter hardly moves (below 1 MHz). */
 int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the

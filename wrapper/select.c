@@ -54,10 +54,7 @@ static long long persecond(struct walk *w)
   int k;
   if (out->persecond) return out->persecond;
   out->persecond = w->options->persecond(&out->persecond_source);
-  for (k = 0; !strcmp(out->persecond_source, "default") && k < out->count; ++k)
-    if (out->trace[k].precision && out->trace[k].penalty <= PENALTY_EXTEND32 &&
-        cpucycles_persecond_measured(w->table, out, k))
-      break;
+  for (k = 0; k < out->count && !cpucycles_persecond_measured(w->table, out, k); ++k) continue;
   return out->persecond;
 }
 
@@ -126,7 +123,11 @@ long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles
 
 int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
 {
-  long long hz = cpucycles_rate(table, s, k);
+  const struct cpucycles_trace *t = &s->trace[k];
+  long long hz;
+  /* only where the OS gave no rate, and only a core counter that works */
+  if (strcmp(s->persecond_source, "default") || !t->precision || t->penalty > PENALTY_EXTEND32) return 0;
+  hz = cpucycles_rate(table, s, k);
   if (hz < PERSECOND_MEASURED_LEAST) return 0;
   s->persecond = hz;
   s->persecond_source = "measured";
