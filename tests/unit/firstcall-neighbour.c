@@ -227,6 +227,25 @@ static void *watchdog(void *arg)
   _exit(14); /* hung */
 }
 
+/* A second thread that takes no SIGALRM (a watchdog, or the probe's
+   other thread), then handler on an ITIMER_REAL every us microseconds:
+   the timer's signals land in this thread. */
+static void timer_beside(void *(*thread)(void *), void (*handler)(int), long us)
+{
+  struct itimerval it;
+  pthread_t t;
+  sigset_t alrm;
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alrm, 0);
+  pthread_create(&t, 0, thread, 0);
+  pthread_sigmask(SIG_UNBLOCK, &alrm, 0);
+  signal(SIGALRM, handler);
+  memset(&it, 0, sizeof it);
+  it.it_interval.tv_usec = it.it_value.tv_usec = us;
+  setitimer(ITIMER_REAL, &it, 0);
+}
+
 /* The library marks, per thread (thread-local), which of its jobs this
    thread runs, so a handler inside them does not wait for itself.  That
    needs a thread to keep its own thread-local storage across a signal.
@@ -256,21 +275,10 @@ static void *other_thread(void *arg)
 
 static int thread_storage_kept_across_signals(void)
 {
-  struct itimerval it;
-  pthread_t t;
-  sigset_t alrm;
   struct timespec now;
   long long end;
   own_mark = 1;
-  sigemptyset(&alrm);
-  sigaddset(&alrm, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &alrm, 0);
-  pthread_create(&t, 0, other_thread, 0);
-  pthread_sigmask(SIG_UNBLOCK, &alrm, 0);
-  signal(SIGALRM, note_mark);
-  memset(&it, 0, sizeof it);
-  it.it_interval.tv_usec = it.it_value.tv_usec = 1000;
-  setitimer(ITIMER_REAL, &it, 0);
+  timer_beside(other_thread, note_mark, 1000);
   clock_gettime(CLOCK_MONOTONIC, &now);
   end = now.tv_sec + BOUND_SECONDS;
   do clock_gettime(CLOCK_MONOTONIC, &now);
@@ -281,23 +289,13 @@ static int thread_storage_kept_across_signals(void)
 
 static int persecond_from_fast_timer(void)
 {
-  struct itimerval it;
-  pthread_t t;
-  sigset_t alrm;
-  sigemptyset(&alrm);
-  sigaddset(&alrm, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &alrm, 0); /* the watchdog takes none */
-  pthread_create(&t, 0, watchdog, 0);
-  pthread_sigmask(SIG_UNBLOCK, &alrm, 0);
-  signal(SIGALRM, on_timer);
-  memset(&it, 0, sizeof it);
-  it.it_interval.tv_usec = it.it_value.tv_usec = timer_us;
+  struct itimerval stop;
   timed_call = 1;
-  setitimer(ITIMER_REAL, &it, 0);
+  timer_beside(watchdog, on_timer, timer_us);
   cpucycles();
   timed_call = 0;
-  memset(&it, 0, sizeof it);
-  setitimer(ITIMER_REAL, &it, 0);
+  memset(&stop, 0, sizeof stop);
+  setitimer(ITIMER_REAL, &stop, 0);
   return timed_smallest != 0 && cpucycles_persecond() > 0 ? 0 : 1;
 }
 
