@@ -5,7 +5,8 @@
 #include "perf.h"
 #include "x86.h"
 
-static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
+static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0 };
+static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
@@ -14,14 +15,14 @@ long long ticks_setup(struct cpucycles_probe *probe)
     return CPUCYCLES_SKIP;
   }
   /* open first: where perf has no cycles event the knobs do not matter */
-  if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
-  if (!cpucycles_perf_rdpmc_allowed(probe, 1) || !cpucycles_perf_map(&perf, probe)) goto skip;
+  if (!cpucycles_perf_setup(&perf, &mine, probe)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_rdpmc_allowed(probe, 1)) goto skip;
   /* the page says whether RDPMC may run, so the read cannot trap */
-  if (!perf.page->cap_user_rdpmc) {
+  if (!mine.page->cap_user_rdpmc) {
     cpucycles_say(probe, "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
     goto skip;
   }
-  if (!perf.page->index) {
+  if (!mine.page->index) {
     cpucycles_say(probe, "perf gives counter index 0: the event is on no counter RDPMC can read");
     goto skip;
   }
@@ -33,7 +34,7 @@ skip:
 
 long long ticks(void)
 {
-  return cpucycles_perf_page_read(perf.page, cpucycles_x86_rdpmc);
+  return cpucycles_perf_ticks(&perf, &mine, 0, cpucycles_x86_rdpmc);
 }
 
 void ticks_close(void)

@@ -1,7 +1,9 @@
-/* Intel: perf_event keeps the cycles event running for this thread, which
-   keeps fixed-function counter 1 (unhalted core cycles) counting, and RDPMC
-   reads that counter directly, at a few cycles per read.  On hybrid Intel
-   a second event on the E-core PMU keeps it counting on E-cores too. */
+/* Intel: perf_event puts this thread's cycles event on fixed-function
+   counter 1 (unhalted core cycles), and RDPMC reads that counter, at a few
+   cycles per read, plus the offset of the event's mmap'd page.  Where the
+   event sits elsewhere (the NMI watchdog holds the fixed counter; an
+   E-core, where a second event on the E-core PMU counts), it is read by
+   read(2). */
 #include "perf.h"
 #include "x86.h"
 
@@ -10,7 +12,11 @@
 #define PMC_VERSION_LEAST 3
 #define FIXED_WIDTH_LEAST 48
 
-static struct cpucycles_perf perf = CPUCYCLES_PERF_EMPTY;
+/* the page's index of fixed counter 1: its RDPMC number, plus 1 */
+#define FIXED_CYCLES_INDEX (CPUCYCLES_X86_FIXED_CYCLES + 1)
+
+static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0 };
+static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
@@ -30,7 +36,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
     return CPUCYCLES_SKIP;
   }
   /* open first: where perf has no cycles event the knobs do not matter */
-  if (!cpucycles_perf_open_cycles(&perf, 0, probe)) return CPUCYCLES_SKIP;
+  if (!cpucycles_perf_setup(&perf, &mine, probe)) return CPUCYCLES_SKIP;
   /* rdpmc 2 and a low paranoid setting: RDPMC runs, so it cannot trap */
   if (!cpucycles_perf_rdpmc_allowed(probe, 0)) {
     cpucycles_perf_close(&perf);
@@ -41,7 +47,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
 
 long long ticks(void)
 {
-  return (long long) cpucycles_x86_rdpmc(CPUCYCLES_X86_FIXED_CYCLES);
+  return cpucycles_perf_ticks(&perf, &mine, FIXED_CYCLES_INDEX, cpucycles_x86_rdpmc);
 }
 
 void ticks_close(void)

@@ -26,8 +26,6 @@ struct cpucycles_probe {
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
-  int per_thread; /* counts only the thread that ran setup (a perf event):
-                     a forked child selects again */
 };
 
 /* Sets probe->why, printf-style (cpucycles/probe.c). */

@@ -15,7 +15,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#include <string.h>
+#include <sys/resource.h>
 #ifdef __linux__
+#include <linux/perf_event.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
@@ -75,11 +78,24 @@ long long cpucycles_os_nanoseconds(void)
   }
 }
 
+/* The fd goes high (three quarters of the way to the smaller of the fd
+   limit and 1024): a program that closes every fd and opens others then
+   gets back the low numbers, not ours, so a read of ours finds nothing
+   rather than the program's data. */
+#define FD_HIGH_MOST 1024
+
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
                                   unsigned long flags)
 {
 #ifdef __NR_perf_event_open
-  return syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+  long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags), high;
+  struct rlimit limit;
+  if (fd < 0 || getrlimit(RLIMIT_NOFILE, &limit) != 0) return fd;
+  high = limit.rlim_cur < FD_HIGH_MOST ? (long) limit.rlim_cur : FD_HIGH_MOST;
+  high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (high * 3 / 4));
+  if (high < 0 || high < fd) return fd;
+  close((int) fd);
+  return high;
 #else
   (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
   errno = ENOSYS;
@@ -100,6 +116,27 @@ int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 int cpucycles_os_close_fd(int fd)
 {
   return close(fd);
+}
+
+/* Only /proc tells a perf fd from any other anonymous one (an eventfd,
+   whose read would consume the program's data); then its id.  Without
+   /proc nothing can be told, and nothing is touched. */
+int cpucycles_os_perf_owned(int fd, unsigned long long id)
+{
+#ifdef __linux__
+  static const char perf[] = "anon_inode:[perf_event]";
+  char path[32], link[sizeof perf];
+  unsigned long long got = 0;
+  int n = fd, i = sizeof path - 1;
+  path[i] = 0;
+  do path[--i] = (char) ('0' + n % 10); while ((n /= 10) && i > 15);
+  memcpy(path + i - 14, "/proc/self/fd/", 14);
+  if (readlink(path + i - 14, link, sizeof link) != sizeof perf - 1 || memcmp(link, perf, sizeof perf - 1)) return 0;
+  return ioctl(fd, PERF_EVENT_IOC_ID, &got) == 0 && got == id;
+#else
+  (void) fd; (void) id;
+  return 0;
+#endif
 }
 
 /* One page: the perf_event_mmap_page, without a ring buffer behind it. */

@@ -23,13 +23,18 @@ const char *cpucycles_os_getenv(const char *name);
 /* CLOCK_MONOTONIC in nanoseconds (gettimeofday where there is none). */
 long long cpucycles_os_nanoseconds(void);
 
-/* perf_event_open(2); -1 with errno set (ENOSYS where the OS has none). */
+/* perf_event_open(2), its fd moved out of the low numbers; -1 with errno
+   set (ENOSYS where the OS has none). */
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 
 /* read(2), ioctl(2) with an integer argument, close(2), for perf fds. */
 long cpucycles_os_read_fd(int fd, void *buf, size_t size);
 int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg);
 int cpucycles_os_close_fd(int fd);
+
+/* Whether fd is still the perf event of that id (PERF_EVENT_IOC_ID): the
+   only fds the library closes, at most once each. */
+int cpucycles_os_perf_owned(int fd, unsigned long long id);
 
 /* Maps the first page of a perf fd (its perf_event_mmap_page) read-only;
    0 on failure. */

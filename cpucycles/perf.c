@@ -1,8 +1,10 @@
-/* perf_event done once for every counter that needs it: opening the cycles
-   event (with Intel's E-core twin), the knobs that gate user-level reads,
-   mapping the event's page, reading and closing. */
+/* perf_event done once for every counter that needs it: each thread's
+   cycles event (with Intel's E-core twin), opened on the thread's first
+   read and closed at its exit; the knobs that gate user-level reads; the
+   read(2) path, which reads only fds that are still our events. */
 #ifdef __linux__
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "perf.h"
@@ -19,6 +21,8 @@
 #define ATOM_TYPE "/sys/bus/event_source/devices/cpu_atom/type"
 #define PARANOID_MOST 2 /* above this, no user-level counting */
 #define RDPMC_ALWAYS 2  /* rdpmc file: RDPMC allowed everywhere */
+#define SETUP_SPIN 10000 /* the setup's busy loop, in steps */
+#define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms */
 
 static const char *words(int err)
 {
@@ -35,6 +39,124 @@ static const char *words(int err)
   }
   return "failed";
 }
+
+/* ---- every thread's open events, for closing them ---- */
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cpucycles_perf_thread *open_events;
+static pthread_key_t exit_key;
+static int exit_key_made;
+
+/* Gives back what t holds: the page (which keeps its event alive) and
+   the fds that are still ours; t then has no event. */
+static void release(struct cpucycles_perf_thread *t, int mapped)
+{
+  int i;
+  if (t->page && mapped) cpucycles_os_unmap_page((void *) t->page);
+  t->page = 0;
+  for (i = 0; i < t->fds; ++i)
+    if (cpucycles_os_perf_owned(t->fd[i], t->id[i])) cpucycles_os_close_fd(t->fd[i]);
+  t->fds = 0;
+}
+
+static void unlist(struct cpucycles_perf_thread *t)
+{
+  struct cpucycles_perf_thread **p;
+  for (p = &open_events; *p; p = &(*p)->next)
+    if (*p == t) {
+      *p = t->next;
+      break;
+    }
+}
+
+/* Walks the list under the lock, releasing and unlisting what match()
+   picks. */
+static void release_where(int (*match)(const struct cpucycles_perf_thread *, const void *), const void *arg)
+{
+  struct cpucycles_perf_thread **p = &open_events;
+  pthread_mutex_lock(&lock);
+  while (*p) {
+    struct cpucycles_perf_thread *t = *p;
+    if (match(t, arg)) {
+      *p = t->next;
+      release(t, 1);
+    } else {
+      p = &t->next;
+    }
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+static int of_thread(const struct cpucycles_perf_thread *t, const void *self)
+{
+  return pthread_equal((pthread_t) t->owner, *(const pthread_t *) self);
+}
+
+static int of_counter(const struct cpucycles_perf_thread *t, const void *c)
+{
+  return t->counter == c;
+}
+
+static int every(const struct cpucycles_perf_thread *t, const void *unused)
+{
+  (void) t; (void) unused;
+  return 1;
+}
+
+static void thread_exit(void *unused)
+{
+  pthread_t self = pthread_self();
+  (void) unused;
+  release_where(of_thread, &self);
+}
+
+void cpucycles_perf_close(const struct cpucycles_perf *c)
+{
+  release_where(of_counter, c);
+}
+
+/* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
+   the fds count the parent's threads: close them; the child's threads open
+   their own on their next read. */
+static void fork_prepare(void) { pthread_mutex_lock(&lock); }
+static void fork_parent(void) { pthread_mutex_unlock(&lock); }
+static void fork_child(void)
+{
+  while (open_events) {
+    struct cpucycles_perf_thread *t = open_events;
+    open_events = t->next;
+    release(t, 0);
+  }
+  pthread_mutex_unlock(&lock);
+}
+
+/* At exit other threads may still be counting, and the kernel frees
+   everything anyway: exit() runs atexit handlers before destructors, and
+   dlclose the other way round (as in wrapper/cpucycles.c). */
+static volatile int exiting;
+static void perf_at_exit(void)
+{
+  exiting = 1;
+}
+
+__attribute__((constructor)) static void perf_load(void)
+{
+  exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  atexit(perf_at_exit);
+}
+
+/* dlclose: no thread may keep an event of ours, nor a destructor into
+   unmapped code. */
+__attribute__((destructor)) static void perf_unload(void)
+{
+  if (exiting) return;
+  release_where(every, 0);
+  if (exit_key_made) pthread_key_delete(exit_key);
+  exit_key_made = 0;
+}
+
+/* ---- opening ---- */
 
 /* An event the kernel said it does not have (ENOENT, ENODEV, ENOSYS)
    stays missing for the life of the process; remembering it spares the
@@ -76,48 +198,177 @@ static int open_event(struct perf_event_attr *attr, int *err)
   return -1;
 }
 
-int cpucycles_perf_open_cycles(struct cpucycles_perf *p, unsigned long long config1,
-                               struct cpucycles_probe *probe)
+/* One event into t, and its id. */
+static int add_event(struct cpucycles_perf_thread *t, struct perf_event_attr *attr, int *err)
+{
+  int fd = open_event(attr, err);
+  if (fd < 0) return 0;
+  t->id[t->fds] = 0;
+  if (cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &t->id[t->fds]) != 0) {
+    *err = errno;
+    cpucycles_os_close_fd(fd);
+    return 0;
+  }
+  t->fd[t->fds++] = fd;
+  return 1;
+}
+
+/* Opens this thread's events into t (and maps the page if c says so) and
+   lists them.  Returns 0, or an errno, with the E-core refusal in *atom_err
+   (words only: counting on P-cores goes on). */
+static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, int *atom_err, long *atom)
 {
   struct perf_event_attr attr;
-  long atom;
-  int fd, err;
-
-  p->fds = 0;
-  p->page = 0;
+  int err = 0;
+  t->fds = 0;
+  t->page = 0;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
   attr.size = sizeof attr;
   attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.config1 = config1;
-  fd = open_event(&attr, &err);
-  if (fd < 0) {
-    cpucycles_say(probe, "perf_event_open: %s", words(err));
-    return 0;
-  }
-  p->fd[p->fds++] = fd;
-  probe->per_thread = 1;
-  cpucycles_say(probe, "follows only the thread that made the first call; measure from that thread");
-
-  if (cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0) {
-    attr.type = (unsigned int) atom;
+  attr.config1 = c->config1;
+  attr.pinned = 1;
+  attr.read_format = PERF_FORMAT_ID;
+  if (!add_event(t, &attr, &err)) return err;
+  *atom_err = 0;
+  if (cpucycles_read_knob(ATOM_TYPE, atom) && *atom >= 0) {
+    attr.type = (unsigned int) *atom;
     attr.config = INTEL_RAW_CYCLES;
-    fd = open_event(&attr, &err);
-    if (fd >= 0)
-      p->fd[p->fds++] = fd;
-    else
-      cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
-                    atom, words(err));
+    if (!add_event(t, &attr, atom_err) && !*atom_err) *atom_err = EINVAL;
   }
+  if (c->rdpmc && !(t->page = cpucycles_os_map_page(t->fd[0]))) {
+    release(t, 1);
+    return ENOMEM;
+  }
+  t->counter = c;
+  t->owner = (unsigned long) pthread_self();
+  pthread_mutex_lock(&lock);
+  unlist(t);
+  t->next = open_events;
+  open_events = t;
+  pthread_mutex_unlock(&lock);
+  if (exit_key_made) pthread_setspecific(exit_key, t);
+  return 0;
+}
+
+/* The sum of t's counts by read(2), each fd checked to be still the event
+   we opened (its id); -1 if one is not, or is in error (a pinned event
+   the kernel could not schedule reads as nothing). */
+static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf_thread *t)
+{
+  unsigned long long got[2];
+  long long total = 0;
+  int i;
+  if (!t->fds) return -1;
+  if (c->toggle)
+    for (i = 0; i < t->fds; ++i) cpucycles_os_ioctl_fd(t->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+  for (i = 0; i < t->fds; ++i) {
+    if (cpucycles_os_read_fd(t->fd[i], got, sizeof got) != sizeof got || got[1] != t->id[i]) return -1;
+    total += (long long) got[0];
+  }
+  if (c->toggle)
+    for (i = 0; i < t->fds; ++i) cpucycles_os_ioctl_fd(t->fd[i], PERF_EVENT_IOC_ENABLE, 0);
+  return total;
+}
+
+/* Gives back an event that no longer counts, keeping its count */
+static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+{
+  long long count;
+  if (t->page && !cpucycles_perf_page_count(t->page, 0, c->rdpmc, &count)) count = (long long) t->page->offset;
+  if (t->page && t->base + count > t->last) t->last = t->base + count;
+  pthread_mutex_lock(&lock);
+  unlist(t);
+  pthread_mutex_unlock(&lock);
+  release(t, 1);
+}
+
+long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+{
+  long long count = sum(c, t), now;
+  int atom_err;
+  long atom;
+  if (count >= 0) return t->last = t->base + count;
+  now = cpucycles_os_nanoseconds();
+  if (t->fds) {
+    /* the event is gone (its fd closed or taken, its thread left) or in
+       error: time counts from here until a new event does */
+    drop(c, t);
+    t->last_ns = t->retry_ns = now;
+  }
+  if (now - t->retry_ns >= 0) {
+    if (!open_thread(c, t, &atom_err, &atom)) {
+      t->base = t->last;
+      count = sum(c, t);
+      if (count >= 0) return t->last = t->base + count;
+      drop(c, t);
+    }
+    t->retry_ns = now + RETRY_NS;
+  }
+  /* no event: time at the rate seen at setup, on from the last count */
+  if (t->last_ns) t->last += (long long) ((double) (now - t->last_ns) * c->per_ns);
+  t->last_ns = now;
+  return t->last;
+}
+
+/* ---- setup ---- */
+
+static volatile long spin; /* the setup test's work, kept by volatile */
+
+/* Whether read(2) around some work sees counting; the rate since the
+   event opened at opened (a few microseconds of spin alone are too short
+   for a rate). */
+static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, long long opened)
+{
+  long long before = sum(c, t), after, now;
+  long i;
+  for (i = 0; i < SETUP_SPIN; ++i) spin += i;
+  after = sum(c, t);
+  now = cpucycles_os_nanoseconds();
+  if (before < 0 || after <= before) return 0;
+  c->per_ns = now > opened ? (double) after / (double) (now - opened) : 1;
   return 1;
 }
 
-int cpucycles_perf_map(struct cpucycles_perf *p, struct cpucycles_probe *probe)
+int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                         struct cpucycles_probe *probe)
 {
-  p->page = cpucycles_os_map_page(p->fd[0]);
-  if (!p->page) cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
-  return p->page != 0;
+  int err, atom_err;
+  long atom;
+  long long opened = cpucycles_os_nanoseconds();
+#ifdef CPUCYCLES_PERF_NO_THREADS
+  cpucycles_say(probe, CPUCYCLES_PERF_NO_THREADS);
+  return 0;
+#endif
+  err = open_thread(c, t, &atom_err, &atom);
+  if (err == ENOMEM) {
+    cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
+    return 0;
+  }
+  if (err) {
+    cpucycles_say(probe, "perf_event_open: %s", words(err));
+    return 0;
+  }
+  if (atom_err)
+    cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
+                  atom, words(atom_err));
+  t->base = t->last = t->last_ns = t->retry_ns = 0;
+  /* A plain read is one system call; some kernels only bring a running
+     event's count up to date when it stops, so only then pay for the
+     disable and enable around each read. */
+  c->toggle = 0;
+  if (advances(c, t, opened)) return 1;
+  c->toggle = 1;
+  if (advances(c, t, opened)) {
+    cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
+    return 1;
+  }
+  cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
+  cpucycles_perf_close(c);
+  return 0;
 }
+
+/* ---- knobs ---- */
 
 long cpucycles_perf_rdpmc_knob(const char **path)
 {
@@ -158,7 +409,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
   return 1;
 }
 
-int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long config1,
+int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                 struct cpucycles_probe *probe)
 {
   long value;
@@ -166,38 +417,17 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *p, unsigned long long con
     cpucycles_say(probe, "perf_user_access is %ld; run cpucycles-open as root", value);
     return 0;
   }
-  if (!cpucycles_perf_open_cycles(p, config1, probe)) return 0;
-  if (cpucycles_perf_map(p, probe)) return 1;
-  cpucycles_perf_close(p);
+  if (!cpucycles_perf_setup(c, t, probe)) return 0;
+  /* The page's cap_user_rdpmc follows the event's own flag (on arm64 and
+     RISC-V alike), not perf_user_access: with the knob at 0 the kernel
+     still says 1 and then keeps user reads off.  The knob was checked,
+     but where it cannot be read (no /proc) the first read traps: it runs
+     under the guard. */
+  probe->may_trap = 1;
+  if (t->page->cap_user_rdpmc) return 1;
+  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
+  cpucycles_perf_close(c);
   return 0;
-}
-
-long long cpucycles_perf_sum(const struct cpucycles_perf *p, int toggle)
-{
-  long long sum = 0;
-  int i;
-  if (toggle)
-    for (i = 0; i < p->fds; ++i) cpucycles_os_ioctl_fd(p->fd[i], PERF_EVENT_IOC_DISABLE, 0);
-  for (i = 0; i < p->fds; ++i) {
-    long long count;
-    if (cpucycles_os_read_fd(p->fd[i], &count, sizeof count) != sizeof count) {
-      sum = -1;
-      break;
-    }
-    sum += count;
-  }
-  if (toggle)
-    for (i = 0; i < p->fds; ++i) cpucycles_os_ioctl_fd(p->fd[i], PERF_EVENT_IOC_ENABLE, 0);
-  return sum;
-}
-
-void cpucycles_perf_close(struct cpucycles_perf *p)
-{
-  int i;
-  if (p->page) cpucycles_os_unmap_page((void *) p->page);
-  p->page = 0;
-  for (i = 0; i < p->fds; ++i) cpucycles_os_close_fd(p->fd[i]);
-  p->fds = 0;
 }
 
 #else

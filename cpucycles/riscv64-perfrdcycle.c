@@ -1,9 +1,10 @@
-/* riscv64: rdcycle granted through this thread's perf event, given
-   perf_user_access 1 (current kernels turn rdcycle off for user code
-   otherwise; the body is perfuser.h). */
-#include "riscv64-cycle.h"
+/* riscv64: the counter CSR that this thread's perf cycles event sits on,
+   read from user code, given perf_user_access 1 (current kernels turn
+   the counters off for user code otherwise; the body is perfuser.h). */
+#include "riscv-counters.h"
+#include "counter.h"
 
 #define PERFUSER_CONFIG1 0
-#define PERFUSER_INDEX 1 /* RISC-V's perf numbers the cycle counter 1 */
-#define PERFUSER_READ riscv_cycle
+#define PERFUSER_INDEX 0 /* whichever counter the page names */
+#define perfuser_read riscv_counter
 #include "perfuser.h"

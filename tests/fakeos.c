@@ -9,6 +9,7 @@
 #define cpucycles_os_read_fd real_read_fd
 #define cpucycles_os_ioctl_fd real_ioctl_fd
 #define cpucycles_os_close_fd real_close_fd
+#define cpucycles_os_perf_owned real_perf_owned
 #define cpucycles_os_map_page real_map_page
 #define cpucycles_os_unmap_page real_unmap_page
 #define cpucycles_os_cpuid real_cpuid
@@ -21,6 +22,7 @@
 #undef cpucycles_os_read_fd
 #undef cpucycles_os_ioctl_fd
 #undef cpucycles_os_close_fd
+#undef cpucycles_os_perf_owned
 #undef cpucycles_os_map_page
 #undef cpucycles_os_unmap_page
 #undef cpucycles_os_cpuid
@@ -67,6 +69,11 @@ int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 int cpucycles_os_close_fd(int fd)
 {
   return HOOK(close_fd, (fd));
+}
+
+int cpucycles_os_perf_owned(int fd, unsigned long long id)
+{
+  return HOOK(perf_owned, (fd, id));
 }
 
 void *cpucycles_os_map_page(int fd)

@@ -14,6 +14,7 @@ struct fake_os {
   long (*read_fd)(int fd, void *buf, size_t size);
   int (*ioctl_fd)(int fd, unsigned long request, unsigned long arg);
   int (*close_fd)(int fd);
+  int (*perf_owned)(int fd, unsigned long long id);
   void *(*map_page)(int fd);
   void (*unmap_page)(void *page);
   int (*cpuid)(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
@@ -25,6 +26,7 @@ extern struct fake_os fake_os;
 long real_read_text(const char *path, long offset, char *buf, size_t size);
 long long real_nanoseconds(void);
 long real_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+long real_read_fd(int fd, void *buf, size_t size);
 
 /* perf_event_open with the cycles event swapped for the task clock (a
    software event), for perf counters on machines without a PMU */

@@ -280,20 +280,26 @@ static long machine_perf_open(void *attr, int pid, int cpu, int group_fd, unsign
 static long machine_read_fd(int fd, void *buf, size_t size)
 {
   int i = perf_slot(fd);
-  long long count;
+  long long got[2]; /* the count and the event's id (PERF_FORMAT_ID), here its fd */
   syscall_time();
-  if (i < 0 || size != sizeof count) { errno = EBADF; return -1; }
-  count = event_count(i);
-  memcpy(buf, &count, sizeof count);
-  return sizeof count;
+  if (i < 0 || size != sizeof got) { errno = EBADF; return -1; }
+  got[0] = event_count(i);
+  got[1] = fd;
+  memcpy(buf, got, sizeof got);
+  return sizeof got;
 }
 
 static int machine_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 {
-  (void) request; (void) arg;
   syscall_time();
   if (perf_slot(fd) < 0) { errno = EBADF; return -1; }
+  if (request == PERF_EVENT_IOC_ID) *(unsigned long long *) arg = (unsigned long long) fd;
   return 0;
+}
+
+static int machine_perf_owned(int fd, unsigned long long id)
+{
+  return perf_slot(fd) >= 0 && id == (unsigned long long) fd;
 }
 
 static int machine_close_fd(int fd)
@@ -493,6 +499,7 @@ static void plug_machine(void)
   fake_os.read_fd = machine_read_fd;
   fake_os.ioctl_fd = machine_ioctl_fd;
   fake_os.close_fd = machine_close_fd;
+  fake_os.perf_owned = machine_perf_owned;
   fake_os.map_page = machine_map_page;
   fake_os.unmap_page = machine_unmap_page;
 #endif

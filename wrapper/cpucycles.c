@@ -49,7 +49,6 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 static int selection_state = NOT_STARTED;
 static int persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
-static CPUCYCLES_THREAD int selected_here; /* this thread ran the selection */
 static int trace_wanted;
 static volatile int exiting;
 static struct cpucycles_selection selection;
@@ -88,25 +87,15 @@ static int once(int *state, void (*job)(void))
   return 1;
 }
 
-static void close_all(void)
-{
-  int i;
-  for (i = 0; i < cpucycles_counter_count; ++i) cpucycles_counters[i].close();
-}
-
 /* In a child of fork only the forking thread lives on.  A selection that
    another thread was running will never finish there: start afresh, with
-   the program's handlers back and the parent's half-opened counters
-   closed.  A chosen counter that follows one thread (a perf event) would
-   count the parent's thread: the child selects again on its next call.
-   Only async-signal-safe work here (close, munmap, sigaction). */
+   the program's handlers back (perf.c closes the parent's events itself).
+   Only async-signal-safe work here. */
 static void child_after_fork(void)
 {
-  int s = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE);
   if (running_here) return; /* forked by a handler inside our own job */
-  if (s == RUNNING || (s == DONE && selection.trace[selection.chosen].probe.per_thread)) {
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == RUNNING) {
     cpucycles_guard_forget();
-    close_all();
     __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELAXED);
     __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELAXED);
     __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
@@ -153,7 +142,6 @@ static void select_job(void)
 {
   struct cpucycles_select_options options;
   ABI_POINTER_RACE();
-  selected_here = 1;
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
   options.measure_all = trace_wanted;
@@ -178,11 +166,8 @@ static long long first_call(void)
 static void persecond_job(void)
 {
   struct cpucycles_selection *s = &selection;
-  const struct cpucycles_trace *t = &s->trace[s->chosen];
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
-  /* a counter that follows one thread measures that thread's work: only
-     there is its rate the core's */
-  if (!t->probe.per_thread || selected_here) cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
+  cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
 }
 
 /* this thread's estimate from a handler inside its own first call */

@@ -55,6 +55,7 @@ static long long persecond(struct walk *w)
   if (out->persecond) return out->persecond;
   out->persecond = w->options->persecond(&out->persecond_source);
   for (k = 0; k < out->count && !cpucycles_persecond_measured(w->table, out, k); ++k) continue;
+  if (k < out->count) w->open[k] = 1; /* its reads may have opened something */
   return out->persecond;
 }
 
@@ -62,6 +63,22 @@ static long long persecond(struct walk *w)
 static const char *signal_words(int sig)
 {
   return sig == SIGILL ? "SIGILL" : sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : "SIGABRT";
+}
+
+/* Counters are measured alone: an event an earlier counter left open can
+   make a later one's reads move (RISC-V's rdcycle, which runs only while
+   some cycles event holds the counter) or stand still (a second cycles
+   event on one thread that does not count), and after selection neither
+   holds.  A perf counter opens its events again on its next read. */
+static void alone(struct walk *w, int i)
+{
+  int k;
+  for (k = 0; k < w->out->count; ++k)
+    if (k != i && w->open[k]) {
+      w->table[k].close();
+      w->open[k] = 0;
+    }
+  w->open[i] = 1;
 }
 
 static void drop(struct walk *w, int i, const char *why)
@@ -221,6 +238,7 @@ static int set_up(struct walk *w, int i)
   long long setup;
 
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
+  alone(w, i);
   memset(t, 0, sizeof *t);
   setup = t->setup = counter->setup(&t->probe);
   w->open[i] = 1; /* even a skip may have half-opened something */
@@ -261,6 +279,7 @@ static long long measure(struct walk *w, int i)
     drop(w, i, "its rate is no n/d multiple of persecond");
     return 0;
   }
+  alone(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter is measured raw: its penalty prices the extension */
   step = precision(t->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, t->scaling, 0, 0),
                    &w->first_retry, &fail);
@@ -336,6 +355,12 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
 
   for (i = 0; i < count; ++i)
     if (i != out->chosen && w.open[i]) table[i].close();
+  if (out->chosen >= 0 && !w.open[out->chosen]) {
+    /* closed while later counters were measured alone: set it up again,
+       so that it is ready for the program's first read */
+    struct cpucycles_probe again;
+    table[out->chosen].setup(&again);
+  }
 
   if (out->chosen < 0) {
     out->chosen = count - 1; /* the last resort (options ends with it) */

@@ -275,6 +275,7 @@ int main(void)
   run_each_cpu("moves-perfevent-root", 0, FORCE_PERF, "/bin/moves", cpus);
   run("otherthread-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/otherthread", (char *) 0);
   run("otherthread-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/otherthread", (char *) 0);
+  run("otherthread-vct-nobody", NOBODY, "CPUCYCLES_IMPLEMENTATION=arm64-vct", "/bin/otherthread", (char *) 0);
   run("fds-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/fds", (char *) 0);
   run("fds-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/fds", (char *) 0);
   for (round = 0; round < 5; ++round) {

@@ -1,33 +1,64 @@
-/* make test-system: a perf counter follows the thread that made the first
-   call (doc/api.md); another thread's reads must still not kill the
-   process.  A helper thread makes the first call and exits; then this
-   thread reads twice, 1 ms apart.  Prints
-     otherthread IMPLEMENTATION first F later A B */
+/* make test-system: every thread counts its own cycles.  Thread A makes
+   the first call; then, in cycles per microsecond of CLOCK_MONOTONIC over
+   50 ms of spinning: A alone, B while A sleeps, B while A spins.  B's
+   figure while A sleeps near A's own is B's own count; near 0 would be
+   A's, which stood still.  Prints
+     otherthread IMPLEMENTATION alone X sleeping Y spinning Z */
+#define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 #include "cpucycles.h"
 
-static long long first;
+#define SPIN_NS 50000000LL
 
-static void *first_call(void *arg)
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* cycles per microsecond while this thread spins */
+static double spin_rate(void)
+{
+  long long t0 = now_ns(), c0 = cpucycles(), t1, c1;
+  do t1 = now_ns(); while (t1 - t0 < SPIN_NS);
+  c1 = cpucycles();
+  return (double) (c1 - c0) * 1000 / (double) (t1 - t0);
+}
+
+static volatile int a_spins, stop;
+static double b_rate;
+
+static void *thread_b(void *arg)
 {
   (void) arg;
-  first = cpucycles();
+  b_rate = spin_rate();
+  stop = 1;
   return 0;
+}
+
+static double with_b(int spin)
+{
+  pthread_t t;
+  stop = 0;
+  a_spins = spin;
+  if (pthread_create(&t, 0, thread_b, 0) != 0) return -1;
+  if (spin)
+    while (!stop) continue;
+  pthread_join(t, 0);
+  return b_rate;
 }
 
 int main(void)
 {
-  struct timespec pause = { 0, 1000000 };
-  pthread_t t;
-  long long a, b;
-  if (pthread_create(&t, 0, first_call, 0) != 0 || pthread_join(t, 0) != 0) return 2;
-  printf("otherthread %s first %lld\n", cpucycles_implementation(), first);
-  fflush(stdout);
-  a = cpucycles();
-  nanosleep(&pause, 0);
-  b = cpucycles();
-  printf("otherthread %s first %lld later %lld %lld\n", cpucycles_implementation(), first, a, b);
+  double alone, sleeping, spinning;
+  (void) cpucycles(); /* thread A makes the first call */
+  alone = spin_rate();
+  sleeping = with_b(0);
+  spinning = with_b(1);
+  printf("otherthread %s alone %.1f sleeping %.1f spinning %.1f\n", cpucycles_implementation(), alone, sleeping,
+         spinning);
   return 0;
 }

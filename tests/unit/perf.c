@@ -117,17 +117,29 @@ static long fake_perf_event_open(void *attr, int pid, int cpu, int group_fd, uns
   return fd;
 }
 
+/* a read gives the count and the event's id (PERF_FORMAT_ID): here its fd */
 static long fake_read_fd(int fd, void *buf, size_t size)
 {
-  if (fd < FIRST_FD || fd >= FIRST_FD + CALLS || !is_open[fd] || size != 8) { errno = EBADF; return -1; }
+  long long got[2];
+  if (fd < FIRST_FD || fd >= FIRST_FD + CALLS || !is_open[fd] || size != sizeof got) { errno = EBADF; return -1; }
   if (!plain_read_stuck || disabled[fd]) counts[fd] += 1000;
-  memcpy(buf, &counts[fd], 8);
-  return 8;
+  got[0] = counts[fd];
+  got[1] = fd;
+  memcpy(buf, got, sizeof got);
+  return sizeof got;
+}
+
+static int fake_perf_owned(int fd, unsigned long long id)
+{
+  return fd >= FIRST_FD && fd < FIRST_FD + CALLS && is_open[fd] && id == (unsigned long long) fd;
 }
 
 static int fake_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 {
-  (void) arg;
+  if (request == PERF_EVENT_IOC_ID) {
+    *(unsigned long long *) arg = (unsigned long long) fd;
+    return 0;
+  }
   ++ioctls;
   if (request == PERF_EVENT_IOC_DISABLE) disabled[fd] = 1;
   if (request == PERF_EVENT_IOC_ENABLE) disabled[fd] = 0;
@@ -252,8 +264,8 @@ static void intel_hybrid(void)
         "%d opens, type %u config %#llx", opens, opened[1].type, (unsigned long long) opened[1].config);
   check(open_flags[0] == PERF_FLAG_FD_CLOEXEC && open_flags[1] == PERF_FLAG_FD_CLOEXEC, "perf_fds_cloexec",
         "flags %lu %lu", open_flags[0], open_flags[1]);
-  check(probed.per_thread && !probed.may_trap, "perf_probe_per_thread_not_trapping",
-        "per_thread %d may_trap %d", probed.per_thread, probed.may_trap);
+  check(!probed.may_trap && mapped == 1, "perfpmcff_maps_its_page_not_trapping",
+        "may_trap %d, %d pages mapped", probed.may_trap, mapped);
   ff->close();
   check(still_open() == 0, "intel_hybrid_close_closes_both", "%d open", still_open());
 }
@@ -373,16 +385,20 @@ static void knobs(void)
 
 /* arm64-perfpmc and riscv*-perfrdcycle: perf_user_access gates the open,
    and the page must map (cpucycles_perf_user_counter) */
+static unsigned long long fake_rdpmc(unsigned int counter);
 static int user_counter(const char *knob, struct cpucycles_probe *said)
 {
-  struct cpucycles_perf p = CPUCYCLES_PERF_EMPTY;
+  struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+  struct cpucycles_perf_thread t;
   int ok;
   machine(AMD);
+  page.cap_user_rdpmc = 1;
   file("/proc/sys/kernel/perf_user_access", knob);
   memset(said, 0, sizeof *said);
-  ok = cpucycles_perf_user_counter(&p, 3, said);
+  memset(&t, 0, sizeof t);
+  ok = cpucycles_perf_user_counter(&p, &t, said);
   if (ok) {
-    ok = opens == 1 && opened[0].config1 == 3 && still_open() == 1 && mapped == 1 && p.page == &page;
+    ok = opens == 1 && opened[0].config1 == 3 && opened[0].pinned && still_open() == 1 && mapped == 1 && t.page == &page;
     cpucycles_perf_close(&p);
     ok += still_open() == 0 && mapped == 0; /* 2: accepted, and closing closed it */
   }
@@ -404,12 +420,14 @@ static void user_access(void)
 
   /* the page refusing to map leaves nothing open */
   {
-    struct cpucycles_perf p = CPUCYCLES_PERF_EMPTY;
+    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+    struct cpucycles_perf_thread t;
     machine(AMD);
     map_fails = 1;
     memset(&said, 0, sizeof said);
-    ok = cpucycles_perf_user_counter(&p, 3, &said);
-    check(!ok && opens == 1 && still_open() == 0 && p.fds == 0 && has(said.why, "mmap"),
+    memset(&t, 0, sizeof t);
+    ok = cpucycles_perf_user_counter(&p, &t, &said);
+    check(!ok && opens == 1 && still_open() == 0 && t.fds == 0 && has(said.why, "mmap"),
           "user_counter_map_failure_closes", "%s after %d opens, %d open, says '%s'",
           ok ? "accepted" : "refused", opens, still_open(), said.why);
   }
@@ -492,6 +510,13 @@ static unsigned long long fake_rdpmc(unsigned int counter)
   return raw_value;
 }
 
+static long long page_read(const struct perf_event_mmap_page *pc)
+{
+  long long count = -1;
+  if (!cpucycles_perf_page_count(pc, 0, fake_rdpmc, &count)) return -1;
+  return count;
+}
+
 static void page_reader(void)
 {
   long long got, want;
@@ -503,35 +528,38 @@ static void page_reader(void)
 
   raw_value = 0xfffffffff000ULL; /* 48 bits: -4096, a counter that started below zero */
   raw_calls = 0;
-  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  got = page_read(&page);
   check(got == 5000000 - 4096 && raw_counter == 2 && raw_calls == 1, "rdpmc_sign_extends_from_pmc_width",
         "got %lld from counter %u in %d reads, want %lld from counter 2", got, raw_counter, raw_calls,
         5000000LL - 4096);
 
   raw_value = 0x7fffffffffffULL; /* the largest positive 48-bit value */
-  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  got = page_read(&page);
   check(got == 5000000 + 0x7fffffffffffLL, "rdpmc_positive_stays_positive", "got %lld", got);
 
   /* perf starts a counter below zero; running on through zero is six
      more cycles, not 2^48 fewer */
   raw_value = 0xffffffffffffULL; /* -1 */
-  want = cpucycles_perf_page_read(&page, fake_rdpmc);
+  want = page_read(&page);
   raw_value = 5; /* the counter ran on through zero */
-  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  got = page_read(&page);
   check(got == want + 6, "rdpmc_wrap_counts_on", "before %lld after %lld", want, got);
 
   page.offset = 5000000;
   raw_value = 100;
   raw_calls = 0;
   bump_lock_once = 1;
-  got = cpucycles_perf_page_read(&page, fake_rdpmc);
+  got = page_read(&page);
   check(got == 6000000 + 100 && raw_calls == 2, "seqlock_change_retries", "got %lld in %d reads, want %lld in 2",
         got, raw_calls, 6000000LL + 100);
 
   page.index = 0;
   raw_calls = 0;
-  got = cpucycles_perf_page_read(&page, fake_rdpmc);
-  check(got == 6000000 && raw_calls == 0, "index_0_reads_offset_only", "got %lld in %d reads", got, raw_calls);
+  got = page_read(&page);
+  check(got == -1 && raw_calls == 0, "index_0_gives_no_count", "got %lld in %d reads", got, raw_calls);
+  page.index = 3;
+  check(!cpucycles_perf_page_count(&page, 4, fake_rdpmc, &got) && raw_calls == 0, "other_counter_gives_no_count",
+        "the page's count of counter 3 was taken for counter 4");
 }
 
 /* The exclude_kernel/exclude_hv fallbacks, through the cycles open every
@@ -539,11 +567,13 @@ static void page_reader(void)
    missing for the rest of the process. */
 static int open_cycles(struct cpucycles_probe *said)
 {
-  struct cpucycles_perf p = CPUCYCLES_PERF_EMPTY;
+  struct cpucycles_perf p = { 0, 0, 0, 0 };
+  struct cpucycles_perf_thread t;
   int ok, fds;
   memset(said, 0, sizeof *said);
-  ok = cpucycles_perf_open_cycles(&p, 0, said);
-  fds = p.fds;
+  memset(&t, 0, sizeof t);
+  ok = cpucycles_perf_setup(&p, &t, said);
+  fds = t.fds;
   if (ok) cpucycles_perf_close(&p);
   return ok ? fds : -1;
 }
@@ -597,6 +627,7 @@ int main(void)
   fake_os.read_fd = fake_read_fd;
   fake_os.ioctl_fd = fake_ioctl_fd;
   fake_os.close_fd = fake_close_fd;
+  fake_os.perf_owned = fake_perf_owned;
   fake_os.map_page = fake_map_page;
   fake_os.unmap_page = fake_unmap_page;
   ff = counter("amd64-perfpmcff");

@@ -15,14 +15,16 @@ PROFILE_TABLE(ARM64_ROWS)
 
 #ifdef __linux__
 /* cpucycles/arm64-perfpmc.c's setup, step for step */
-static struct cpucycles_perf perfpmc = CPUCYCLES_PERF_EMPTY;
+static unsigned long long pmccntr_model(unsigned int counter)
+{
+  (void) counter;
+  return (unsigned long long) model_core_cycles();
+}
+static struct cpucycles_perf perfpmc = { 1 | 2, pmccntr_model, 0, 0 };
+static struct cpucycles_perf_thread perfpmc_thread;
 static long long arm64_perfpmc_setup(struct cpucycles_probe *probe)
 {
-  if (!cpucycles_perf_user_counter(&perfpmc, 1 | 2, probe)) return CPUCYCLES_SKIP;
-  if (perfpmc.page->cap_user_rdpmc) return CPUCYCLES_CYCLECOUNTER;
-  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
-  cpucycles_perf_close(&perfpmc);
-  return CPUCYCLES_SKIP;
+  return cpucycles_perf_user_counter(&perfpmc, &perfpmc_thread, probe) ? CPUCYCLES_CYCLECOUNTER : CPUCYCLES_SKIP;
 }
 
 static void arm64_perfpmc_close(void)

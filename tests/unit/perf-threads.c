@@ -1,0 +1,275 @@
+/* Every thread counts its own cycles (issue 18) and the library never
+   touches an fd that is no longer its event (issue 22, item 2).  This
+   machine may have no PMU, so the cycles event is swapped for the task
+   clock (tests/fakeos.c), which counts nanoseconds of the thread that
+   opened it: a count per nanosecond of the reading thread's own CPU time
+   near 1 is its own count; near 0 is another thread's, which stood still.
+   default-perfevent is chosen by running the rule over it alone. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "internal.h"
+#include "fakeos.h"
+#include "perf-fds.h"
+
+#ifndef __linux__
+int main(void)
+{
+  skip("perf_threads", "perf_event is Linux only");
+  return 0;
+}
+#else
+static long long (*read_count)(void);
+
+static long long fixed_persecond(const char **source)
+{
+  *source = "test";
+  return 1000000000;
+}
+
+static long long thread_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void sleep_ms(long ms)
+{
+  struct timespec t;
+  t.tv_sec = ms / 1000;
+  t.tv_nsec = ms % 1000 * 1000000;
+  while (nanosleep(&t, &t) != 0 && errno == EINTR) continue;
+}
+
+/* Spins ms of this thread's CPU time: counted cycles per CPU nanosecond,
+   and whether the count never went back. */
+static double own_rate(long ms, int *backwards)
+{
+  long long c0 = read_count(), t0 = thread_ns(), c = c0, prev = c0;
+  *backwards = 0;
+  while (thread_ns() - t0 < ms * 1000000) {
+    c = read_count();
+    if (c < prev) *backwards = 1;
+    prev = c;
+  }
+  return (double) (c - c0) / (double) (thread_ns() - t0);
+}
+
+struct job {
+  double rate;
+  int backwards;
+};
+
+static void *spinner(void *arg)
+{
+  struct job *j = arg;
+  j->rate = own_rate(50, &j->backwards);
+  return 0;
+}
+
+/* The first thread made the first read and sleeps; another spins and
+   measures itself. */
+static void other_thread_counts_itself(void)
+{
+  struct job j;
+  pthread_t t;
+  int back;
+  double first = own_rate(20, &back);
+  pthread_create(&t, 0, spinner, &j);
+  pthread_join(t, 0);
+  check(first > 0.8 && first < 1.25, "first_thread_counts_itself", "%.3f counts per own ns", first);
+  check(j.rate > 0.8 && j.rate < 1.25 && !j.backwards, "other_thread_counts_itself_while_first_sleeps",
+        "%.3f counts per own ns (another thread's count would stand still: 0)", j.rate);
+  check(perf_fds() == 1, "exited_thread_gave_back_its_event", "%d perf fds open, want 1 (this thread's)", perf_fds());
+}
+
+/* 64 threads make their first reads at once, many times over. */
+#define RACERS 64
+#define ROUNDS 10
+static pthread_barrier_t start;
+static void *racer(void *arg)
+{
+  long long a, b;
+  int *bad = arg;
+  long tries = 0;
+  pthread_barrier_wait(&start);
+  a = read_count();
+  do b = read_count(); while (b == a && ++tries < 100000000);
+  *bad = b <= a; /* a count that stands still is another thread's */
+  return 0;
+}
+
+static void racing_first_reads(void)
+{
+  pthread_t t[RACERS];
+  int bad[RACERS], round, i, wrong = 0, fds = 0;
+  for (round = 0; round < ROUNDS; ++round) {
+    pthread_barrier_init(&start, 0, RACERS);
+    for (i = 0; i < RACERS; ++i) pthread_create(&t[i], 0, racer, &bad[i]);
+    for (i = 0; i < RACERS; ++i) {
+      pthread_join(t[i], 0);
+      wrong += bad[i];
+    }
+    pthread_barrier_destroy(&start);
+    if (perf_fds() != 1) fds = perf_fds();
+  }
+  check(!wrong && !fds, "racing_first_reads_64_threads", "%d threads went backwards; %d perf fds after a round (want 1)",
+        wrong, fds);
+}
+
+/* A forked child counts its own cycles and keeps none of the parent's events. */
+static void fork_child_counts_itself(void)
+{
+  int fd[2], status, back;
+  char line[64] = "";
+  pid_t child;
+  if (pipe(fd) != 0) return;
+  child = fork();
+  if (child == 0) {
+    double r;
+    int before = perf_fds();
+    r = own_rate(20, &back);
+    dprintf(fd[1], "%d %d %.3f %d\n", before, perf_fds(), r, back);
+    _exit(0);
+  }
+  close(fd[1]);
+  if (read(fd[0], line, sizeof line - 1) <= 0) line[0] = 0;
+  close(fd[0]);
+  waitpid(child, &status, 0);
+  {
+    int before = -1, after = -1, b = 1;
+    double r = 0;
+    sscanf(line, "%d %d %lf %d", &before, &after, &r, &b);
+    check(before == 0 && after == 1 && r > 0.8 && r < 1.25 && !b, "fork_child_own_event",
+          "child: perf fds %d before its read, %d after; %.3f counts per own ns", before, after, r);
+  }
+}
+
+/* A daemon closes every fd and a pipe takes the low numbers: the next
+   read must neither take the pipe's bytes, nor block on it, nor go back. */
+static void closed_fds_and_a_pipe(void)
+{
+  int fd[2], empty[2], i, back;
+  char got[32];
+  long long before = read_count(), after;
+  double r;
+  for (i = 3; i < 1024; ++i) close(i);
+  if (pipe(fd) != 0 || pipe(empty) != 0) return;
+  for (i = 3; i < 64; ++i) dup2(fd[0], i); /* the pipe, wherever a low number is free */
+  if (write(fd[1], "SECRETPASSWORD!!", 16) != 16) return;
+  alarm(10); /* a read of the empty pipe would block: fail by SIGALRM */
+  after = read_count();
+  r = own_rate(20, &back);
+  alarm(0);
+  check(read(fd[0], got, sizeof got) == 16 && !memcmp(got, "SECRETPASSWORD!!", 16), "closed_fds_pipe_data_untouched",
+        "the program's 16 bytes were not all there afterwards");
+  check(after >= before && !back, "closed_fds_never_backwards", "%lld then %lld", before, after);
+  check(r > 0.8 && r < 1.25, "closed_fds_counts_again", "%.3f counts per own ns on the new event", r);
+  check(perf_fds() == 1, "closed_fds_one_new_event", "%d perf fds", perf_fds());
+}
+
+/* A thread whose event cannot open (EMFILE) counts time at the rate seen
+   at setup, never standing still, and gets its own event when it can. */
+static int refuse;
+static long refusing_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  if (refuse) {
+    errno = EMFILE;
+    return -1;
+  }
+  return fake_software_cycles(attr, pid, cpu, group_fd, flags);
+}
+
+static int fds_before;
+static void *refused(void *arg)
+{
+  struct job *j = arg;
+  long long a, b;
+  long tries = 0;
+  j->rate = own_rate(20, &j->backwards);
+  refuse = 0;
+  sleep_ms(2); /* past the retry interval */
+  a = read_count();
+  do b = read_count(); while (b == a && ++tries < 100000000);
+  if (b <= a || perf_fds() != fds_before + 1) j->backwards = 1;
+  return 0;
+}
+
+static void emfile_thread(void)
+{
+  struct job j;
+  pthread_t t;
+  refuse = 1;
+  fds_before = perf_fds();
+  fake_os.perf_event_open = refusing_open;
+  pthread_create(&t, 0, refused, &j);
+  pthread_join(t, 0);
+  fake_os.perf_event_open = fake_software_cycles;
+  check(j.rate > 0.1 && j.rate < 10 && !j.backwards, "emfile_thread_counts_time_then_its_event",
+        "%.3f counts per own ns without an event (want the setup's rate, roughly 1), backwards or no event after %d",
+        j.rate, j.backwards);
+}
+
+/* A pinned event the kernel cannot schedule reads as nothing: never a
+   frozen count. */
+static int unscheduled;
+static long error_state_read(int fd, void *buf, size_t size)
+{
+  if (unscheduled) return 0;
+  return real_read_fd(fd, buf, size);
+}
+
+static void unscheduled_event(void)
+{
+  int back;
+  double r;
+  unscheduled = 1;
+  fake_os.read_fd = error_state_read;
+  r = own_rate(20, &back);
+  unscheduled = 0;
+  fake_os.read_fd = 0;
+  check(r > 0.1 && r < 10 && !back, "unscheduled_event_never_frozen", "%.3f counts per own ns (the setup's rate, roughly 1)", r);
+  sleep_ms(2); /* past the retry interval: its own event again */
+  r = own_rate(20, &back);
+  check(r > 0.8 && r < 1.25 && !back && perf_fds() == 1, "unscheduled_event_replaced",
+        "%.3f counts per own ns, %d perf fds", r, perf_fds());
+}
+
+int main(void)
+{
+  static struct cpucycles_counter table[2];
+  static struct cpucycles_selection s;
+  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
+  int i, n = 0;
+  fake_os.perf_event_open = fake_software_cycles;
+  for (i = 0; i < cpucycles_counter_count; ++i)
+    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
+      table[n++] = cpucycles_counters[i];
+  if (n != 2) {
+    skip("perf_threads", "no default-perfevent in this build");
+    return 0;
+  }
+  cpucycles_select(table, n, &options, &s);
+  if (s.chosen != 0) {
+    skip("perf_threads", "the task clock cannot be opened here");
+    return 0;
+  }
+  read_count = s.read;
+  other_thread_counts_itself();
+  racing_first_reads();
+  fork_child_counts_itself();
+  unscheduled_event();
+  emfile_thread();
+  closed_fds_and_a_pipe();
+  return checks_failed();
+}
+#endif
