@@ -424,8 +424,12 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
      but where it cannot be read (no /proc) the first read traps: it runs
      under the guard. */
   probe->may_trap = 1;
-  if (t->page->cap_user_rdpmc) return 1;
-  cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
+  if (!t->page->cap_user_rdpmc)
+    cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
+  else if (!t->page->index)
+    cpucycles_say(probe, "perf gives counter index 0: user reads are off; run cpucycles-open as root");
+  else
+    return 1;
   cpucycles_perf_close(c);
   return 0;
 }

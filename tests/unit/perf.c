@@ -393,6 +393,7 @@ static int user_counter(const char *knob, struct cpucycles_probe *said)
   int ok;
   machine(AMD);
   page.cap_user_rdpmc = 1;
+  page.index = 33; /* the counter the event sits on */
   file("/proc/sys/kernel/perf_user_access", knob);
   memset(said, 0, sizeof *said);
   memset(&t, 0, sizeof t);
@@ -430,6 +431,20 @@ static void user_access(void)
     check(!ok && opens == 1 && still_open() == 0 && t.fds == 0 && has(said.why, "mmap"),
           "user_counter_map_failure_closes", "%s after %d opens, %d open, says '%s'",
           ok ? "accepted" : "refused", opens, still_open(), said.why);
+  }
+
+  /* a page that names no counter: user reads are off (arm64 with
+     perf_user_access 0 where /proc cannot say so) */
+  {
+    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+    struct cpucycles_perf_thread t;
+    machine(AMD);
+    page.cap_user_rdpmc = 1;
+    memset(&said, 0, sizeof said);
+    memset(&t, 0, sizeof t);
+    ok = cpucycles_perf_user_counter(&p, &t, &said);
+    check(!ok && still_open() == 0 && mapped == 0 && has(said.why, "index 0"), "user_counter_index_0_skips",
+          "%s, %d open, %d mapped, says '%s'", ok ? "accepted" : "refused", still_open(), mapped, said.why);
   }
 }
 
