@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -82,6 +84,21 @@ static void observed_lines(void)
   }
 }
 
+/* path as a stream if it is a regular file: a FIFO or a device put in
+   its place would block the open or every read. */
+static FILE *open_regular(const char *path)
+{
+  struct stat st;
+  FILE *f;
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return 0;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(f = fdopen(fd, "r"))) {
+    close(fd);
+    return 0;
+  }
+  return f;
+}
+
 /* The value of the first /proc/cpuinfo line "KEY<blanks>: VALUE" with the
    first of keys that has one, into value. */
 static int cpuinfo_value(const char *const *keys, char *value, size_t size)
@@ -89,7 +106,7 @@ static int cpuinfo_value(const char *const *keys, char *value, size_t size)
   char line[FLAGS_BYTES];
   int k, found = 0;
   for (k = 0; keys[k] && !found; ++k) {
-    FILE *f = fopen("/proc/cpuinfo", "r");
+    FILE *f = open_regular("/proc/cpuinfo");
     size_t n = strlen(keys[k]);
     if (!f) return 0;
     while (!found && fgets(line, sizeof line, f)) {
@@ -124,7 +141,7 @@ static int machine_lines(void)
     printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
   if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
   value[0] = 0;
-  if ((f = fopen("/sys/class/dmi/id/product_name", "r"))) {
+  if ((f = open_regular("/sys/class/dmi/id/product_name"))) {
     if (!fgets(value, sizeof value, f)) value[0] = 0;
     fclose(f);
   }

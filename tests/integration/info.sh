@@ -238,3 +238,23 @@ else
   fail info_words_stub "cpucycles-info does not build against a stand-in library: $(head -n 3 "$c/cc.out")"
 fi
 rm -rf "$c"
+
+# a FIFO in place of /proc/cpuinfo (or the DMI name) blocks whoever opens
+# or reads it: cpucycles-info reads only regular files, as the library does
+if [ -n "$RUN" ]; then
+  skip info_fifo_cpuinfo_no_hang "emulated: qemu-user answers /proc/cpuinfo itself"
+elif [ "$(id -u)" != 0 ] || ! command -v unshare > /dev/null 2>&1; then
+  skip info_fifo_cpuinfo_no_hang "needs root and unshare(1) to mount a FIFO over /proc/cpuinfo"
+else
+  d=$(mktemp -d) && mkfifo "$d/fifo" &&
+    out=$(unshare -m sh -c "mount --bind '$d/fifo' /proc/cpuinfo && mount --bind '$d/fifo' /sys/class/dmi/id/product_name 2> /dev/null; timeout 30 '$PACKAGE/bin/cpucycles-info'" 2>&1)
+  st=$?
+  rm -rf "$d"
+  if [ $st = 0 ] && echo "$out" | grep -q '^cpucycles machine cpu unknown'; then
+    pass info_fifo_cpuinfo_no_hang
+  elif [ $st = 124 ]; then
+    fail info_fifo_cpuinfo_no_hang "hung on the FIFO (killed after 30 s)"
+  else
+    fail info_fifo_cpuinfo_no_hang "status $st: $(echo "$out" | grep -m1 'machine cpu\|mount')"
+  fi
+fi
