@@ -6,11 +6,18 @@
    thread, a pthread_cancel of the selecting thread, a signal handler that
    calls in, and unloading (dlclose). */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall() */
+#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include "cpucycles.h"
 #include "internal.h"
 
@@ -46,44 +53,91 @@ void AnnotateBenignRaceSized(const char *file, int line, const volatile void *me
 #define WAIT_FIRST_NS 1000  /* a waiter sleeps 1 microsecond, then ... */
 #define WAIT_MOST_NS 256000 /* ... twice as long each time, up to this */
 
-static int selection_state = NOT_STARTED;
-static int persecond_state = NOT_STARTED;
+static int selection_state = NOT_STARTED, selection_owner;
+static int persecond_state = NOT_STARTED, persecond_owner;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
 static int trace_wanted;
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
+/* The kernel's id of this thread, and whether a thread of this process
+   with that id is gone (0 where the OS cannot say). */
+static int thread_id(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+  return (int) syscall(SYS_gettid);
+#else
+  return 0;
+#endif
+}
+
+static int thread_gone(int tid)
+{
+#if defined(__linux__) && defined(SYS_tgkill)
+  return tid > 0 && syscall(SYS_tgkill, (int) getpid(), tid, 0) != 0 && errno == ESRCH;
+#else
+  (void) tid;
+  return 0;
+#endif
+}
+
+static void run(int *state, int *owner, void (*job)(void), int me)
+{
+  int cancel;
+  __atomic_store_n(owner, me, __ATOMIC_RELEASE);
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+  job();
+  __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
+  pthread_setcancelstate(cancel, &cancel);
+}
+
 /* Runs job exactly once per process; callers that lose the race sleep
    until the winner is done (spinning would slow it on a busy machine).
-   The job runs with cancellation off, so a pthread_cancel cannot leave the
-   state RUNNING for ever; it takes effect at the caller's next
-   cancellation point.  Returns 0 only to a caller re-entering from inside
-   this thread's own run of the same job (a signal handler), which must
-   not wait for itself: this thread's mark goes up before the state says
-   RUNNING, so a handler anywhere in between sees it. */
-static int once(int *state, void (*job)(void))
+   Whoever runs it can neither leave it unfinished nor be waited for in
+   vain:
+   - signals stay blocked meanwhile (but the faults, which the guard
+     needs and which no mask holds back), so no handler runs inside the
+     job, and none can leave it by longjmp or pthread_exit; a signal
+     arrives when the job is done;
+   - cancellation is off, so a pthread_cancel takes effect at the
+     caller's next cancellation point;
+   - a thread killed inside the job (a seccomp filter, a raw exit) is
+     noticed by a waiter, which runs the job itself.
+   Returns 0 only to a caller re-entering from inside this thread's own
+   run of the same job (a program's handler of a fault the guard passed
+   on), which must not wait for itself. */
+static int once(int *state, int *owner, void (*job)(void))
 {
-  int expected = NOT_STARTED, cancel, mine = state == &selection_state ? 1 : 2;
+  int expected = NOT_STARTED, mine = state == &selection_state ? 1 : 2, me, them;
   long wait_ns = WAIT_FIRST_NS;
+  sigset_t all, mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (running_here & mine) return 0;
+  sigfillset(&all);
+  sigdelset(&all, SIGILL);
+  sigdelset(&all, SIGFPE);
+  sigdelset(&all, SIGBUS);
+  sigdelset(&all, SIGSEGV);
+  pthread_sigmask(SIG_BLOCK, &all, &mask);
   running_here |= mine;
+  me = thread_id();
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    job();
-    __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
-    pthread_setcancelstate(cancel, &cancel);
-    running_here &= ~mine;
-    return 1;
+    run(state, owner, job, me);
+  } else {
+    while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
+      struct timespec pause;
+      pause.tv_sec = 0;
+      pause.tv_nsec = wait_ns;
+      nanosleep(&pause, 0);
+      if (wait_ns < WAIT_MOST_NS)
+        wait_ns *= 2;
+      else if (thread_gone(them = __atomic_load_n(owner, __ATOMIC_ACQUIRE)) &&
+               __atomic_compare_exchange_n(owner, &them, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        run(state, owner, job, me);
+    }
   }
   running_here &= ~mine;
-  while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
-    struct timespec pause;
-    pause.tv_sec = 0;
-    pause.tv_nsec = wait_ns;
-    nanosleep(&pause, 0);
-    if (wait_ns < WAIT_MOST_NS) wait_ns *= 2;
-  }
+  pthread_sigmask(SIG_SETMASK, &mask, 0);
   return 1;
 }
 
@@ -153,7 +207,7 @@ static void select_job(void)
 
 static long long first_call(void)
 {
-  if (!once(&selection_state, select_job)) return 0;
+  if (!once(&selection_state, &selection_owner, select_job)) return 0;
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
 }
 
@@ -179,7 +233,7 @@ long long cpucycles_persecond(void)
   /* re-entered from a handler inside the first call: estimate afresh,
      once per thread (a handler run by a fast timer must not spend its
      whole interval reading files, or the first call never ends) */
-  if (!once(&selection_state, select_job) || !once(&persecond_state, persecond_job)) {
+  if (!once(&selection_state, &selection_owner, select_job) || !once(&persecond_state, &persecond_owner, persecond_job)) {
     if (!reentered) reentered = cpucycles_persecond_estimate(&source);
     return reentered;
   }
@@ -189,7 +243,7 @@ long long cpucycles_persecond(void)
 const char *cpucycles_implementation(void)
 {
   /* re-entered from a handler inside the first call: the last resort */
-  if (!once(&selection_state, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
+  if (!once(&selection_state, &selection_owner, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
   return cpucycles_counters[selection.chosen].name;
 }
 
@@ -236,7 +290,7 @@ static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
   int i;
-  once(&persecond_state, persecond_job);
+  once(&persecond_state, &persecond_owner, persecond_job);
   if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, cpucycles_counters[i].name,
@@ -278,5 +332,5 @@ void cpucycles_tracesetup(void)
     trace_wanted = 1;
     return;
   }
-  if (once(&selection_state, select_job)) print_trace();
+  if (once(&selection_state, &selection_owner, select_job)) print_trace();
 }

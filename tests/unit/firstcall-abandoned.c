@@ -1,0 +1,189 @@
+/* A first call whose thread leaves it (issue 22, item 1): by siglongjmp
+   from a timer's handler (the classic timeout), by pthread_exit in a
+   handler, or killed outright (as a seccomp filter kills a thread).  Each
+   case in a fresh process: later calls must finish, in every thread, and
+   count with a real counter.  A watchdog ends a hung case (status 14).
+   The first call is held open for a few milliseconds by the fake OS seam
+   (its first getenv), so that the timer lands inside it. */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "cpucycles.h"
+#include "fakeos.h"
+
+#define HOLD_NS 5000000L /* the first call lasts at least this long */
+#define BOUND_S 20       /* a case this long is hung */
+
+static void (*inside)(void); /* what happens inside the first call, once */
+
+static const char *held_getenv(const char *name)
+{
+  struct timespec t = { 0, HOLD_NS };
+  void (*what)(void) = inside;
+  inside = 0;
+  if (what) what();
+  nanosleep(&t, 0);
+  return getenv(name);
+}
+
+static void *watchdog(void *arg)
+{
+  (void) arg;
+  sleep(BOUND_S);
+  _exit(14);
+}
+
+static void start_watchdog(void)
+{
+  pthread_t w;
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, 0); /* the watchdog takes no signal */
+  pthread_create(&w, 0, watchdog, 0);
+  pthread_sigmask(SIG_UNBLOCK, &all, 0);
+}
+
+static void timer_us(long us)
+{
+  struct itimerval t;
+  memset(&t, 0, sizeof t);
+  t.it_value.tv_usec = us;
+  setitimer(ITIMER_REAL, &t, 0);
+}
+
+/* later calls in this thread and in a new one: a real counter that moves */
+static void *later(void *arg)
+{
+  long long a = cpucycles(), b;
+  int tries = 0;
+  do b = cpucycles(); while (b == a && ++tries < 1000000);
+  *(int *) arg = b > a && strcmp(cpucycles_implementation(), "default-zero") && cpucycles_persecond() > 0;
+  return 0;
+}
+
+static int sane_everywhere(void)
+{
+  pthread_t t;
+  int here = 0, there = 0;
+  later(&here);
+  if (pthread_create(&t, 0, later, &there) != 0 || pthread_join(t, 0) != 0) return 0;
+  return here && there;
+}
+
+/* 1: the timer's handler jumps out of the first call */
+static sigjmp_buf out;
+static void jump_out(int sig)
+{
+  (void) sig;
+  siglongjmp(out, 1);
+}
+
+static int longjmp_out(void)
+{
+  start_watchdog();
+  signal(SIGALRM, jump_out);
+  if (!sigsetjmp(out, 1)) {
+    timer_us(100);
+    cpucycles();
+    pause(); /* the timer comes here, once the first call is done */
+  }
+  return sane_everywhere() ? 0 : 1;
+}
+
+/* 2: the handler ends the thread inside its first call */
+static void end_thread(int sig)
+{
+  (void) sig;
+  pthread_exit(0);
+}
+
+static void *first_call_then_pause(void *arg)
+{
+  sigset_t alarm_only;
+  (void) arg;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  pthread_sigmask(SIG_UNBLOCK, &alarm_only, 0);
+  timer_us(100);
+  cpucycles();
+  pause();
+  return 0;
+}
+
+static int thread_exit_in_handler(void)
+{
+  pthread_t t;
+  sigset_t alarm_only;
+  start_watchdog();
+  signal(SIGALRM, end_thread);
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alarm_only, 0); /* the timer's signal goes to t, which unblocks it */
+  pthread_create(&t, 0, first_call_then_pause, 0);
+  pthread_join(t, 0);
+  return sane_everywhere() ? 0 : 1;
+}
+
+/* 3: the thread is killed inside its first call */
+static void die_now(void)
+{
+  syscall(SYS_exit, 0); /* this thread only, nothing run on the way out */
+}
+
+static void *first_call(void *arg)
+{
+  (void) arg;
+  cpucycles();
+  return 0;
+}
+
+static int killed_inside(void)
+{
+  pthread_t t;
+  start_watchdog();
+  inside = die_now;
+  pthread_create(&t, 0, first_call, 0);
+  pthread_join(t, 0);
+  return sane_everywhere() ? 0 : 1;
+}
+
+static int fresh(int (*test)(void))
+{
+  int status;
+  pid_t pid = fork();
+  if (pid == 0) {
+    fake_os.getenv = held_getenv;
+    _exit(test());
+  }
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+#define ROUNDS 10
+
+static void repeat(int (*test)(void), const char *name)
+{
+  int i, bad = 0, worst = 0, r;
+  for (i = 0; i < ROUNDS; ++i)
+    if ((r = fresh(test)) != 0) ++bad, worst = r;
+  check(!bad, name, "%d of %d processes failed (last status %d; 14: hung, 1: a later call gave 0 or default-zero)",
+        bad, ROUNDS, worst);
+}
+
+int main(void)
+{
+  repeat(longjmp_out, "first_call_left_by_siglongjmp_later_calls_sane");
+  repeat(thread_exit_in_handler, "first_call_left_by_pthread_exit_later_calls_sane");
+  repeat(killed_inside, "first_call_thread_killed_later_calls_sane");
+  return checks_failed();
+}
