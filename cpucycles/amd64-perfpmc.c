@@ -5,7 +5,7 @@
 #include "perf.h"
 #include "x86.h"
 
-static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0 };
+static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0, 0 };
 static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)

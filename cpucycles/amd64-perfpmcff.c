@@ -15,7 +15,7 @@
 /* the page's index of fixed counter 1: its RDPMC number, plus 1 */
 #define FIXED_CYCLES_INDEX (CPUCYCLES_X86_FIXED_CYCLES + 1)
 
-static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0 };
+static struct cpucycles_perf perf = { 0, cpucycles_x86_rdpmc, 0, 0, 0 };
 static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)

@@ -47,12 +47,18 @@ static struct cpucycles_perf_thread *open_events;
 static pthread_key_t exit_key;
 static int exit_key_made;
 
+/* How release() treats the page */
+#define UNMAP 0  /* no other thread reads this counter now: selection, dlclose */
+#define RETIRE 1 /* other threads may be reading: unmap unless the counter must keep it */
+#define FORGET 2 /* a forked child: the page is not there */
+
 /* Gives back what t holds: the page (which keeps its event alive) and
    the fds that are still ours; t then has no event. */
-static void release(struct cpucycles_perf_thread *t, int mapped)
+static void release(struct cpucycles_perf_thread *t, int how)
 {
   int i;
-  if (t->page && mapped) cpucycles_os_unmap_page((void *) t->page);
+  if (t->page && (how == UNMAP || (how == RETIRE && !t->counter->keep_mapped)))
+    cpucycles_os_unmap_page((void *) t->page);
   t->page = 0;
   for (i = 0; i < t->fds; ++i)
     if (cpucycles_os_perf_owned(t->fd[i], t->id[i])) cpucycles_os_close_fd(t->fd[i]);
@@ -69,22 +75,29 @@ static void unlist(struct cpucycles_perf_thread *t)
     }
 }
 
-/* Walks the list under the lock, releasing and unlisting what match()
-   picks. */
-static void release_where(int (*match)(const struct cpucycles_perf_thread *, const void *), const void *arg)
+/* Unlists what match() picks, under the lock, then releases it (the
+   system calls outside the lock: close is a cancellation point). */
+static void release_where(int (*match)(const struct cpucycles_perf_thread *, const void *), const void *arg,
+                          int how)
 {
-  struct cpucycles_perf_thread **p = &open_events;
+  struct cpucycles_perf_thread **p = &open_events, *picked = 0;
   pthread_mutex_lock(&lock);
   while (*p) {
     struct cpucycles_perf_thread *t = *p;
     if (match(t, arg)) {
       *p = t->next;
-      release(t, 1);
+      t->next = picked;
+      picked = t;
     } else {
       p = &t->next;
     }
   }
   pthread_mutex_unlock(&lock);
+  while (picked) {
+    struct cpucycles_perf_thread *t = picked;
+    picked = t->next;
+    release(t, how);
+  }
 }
 
 static int of_thread(const struct cpucycles_perf_thread *t, const void *self)
@@ -107,12 +120,12 @@ static void thread_exit(void *unused)
 {
   pthread_t self = pthread_self();
   (void) unused;
-  release_where(of_thread, &self);
+  release_where(of_thread, &self, RETIRE);
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
 {
-  release_where(of_counter, c);
+  release_where(of_counter, c, UNMAP);
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
@@ -125,7 +138,7 @@ static void fork_child(void)
   while (open_events) {
     struct cpucycles_perf_thread *t = open_events;
     open_events = t->next;
-    release(t, 0);
+    release(t, FORGET);
   }
   pthread_mutex_unlock(&lock);
 }
@@ -151,7 +164,7 @@ __attribute__((constructor)) static void perf_load(void)
 __attribute__((destructor)) static void perf_unload(void)
 {
   if (exiting) return;
-  release_where(every, 0);
+  release_where(every, 0, UNMAP);
   if (exit_key_made) pthread_key_delete(exit_key);
   exit_key_made = 0;
 }
@@ -222,6 +235,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   int err = 0;
   t->fds = 0;
   t->page = 0;
+  t->counter = c;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
   attr.size = sizeof attr;
@@ -237,7 +251,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
     if (!add_event(t, &attr, atom_err) && !*atom_err) *atom_err = EINVAL;
   }
   if (c->rdpmc && !(t->page = cpucycles_os_map_page(t->fd[0]))) {
-    release(t, 1);
+    release(t, UNMAP);
     return ENOMEM;
   }
   t->counter = c;
@@ -280,7 +294,7 @@ static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t
   pthread_mutex_lock(&lock);
   unlist(t);
   pthread_mutex_unlock(&lock);
-  release(t, 1);
+  release(t, RETIRE);
 }
 
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)

@@ -26,6 +26,7 @@
 struct cpucycles_perf {
   unsigned long long config1; /* arm64 wants its 64-bit and user-access bits here */
   unsigned long long (*rdpmc)(unsigned int counter); /* reads through the event's page with this */
+  int keep_mapped; /* a thread's page stays mapped when the thread ends (RISC-V: see perfuser.h) */
   int toggle;                 /* read(2) between disable and enable (see perf.c) */
   double per_ns;              /* cycles per nanosecond, seen at setup: the rate of a thread without an event */
 };

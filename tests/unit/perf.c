@@ -388,7 +388,7 @@ static void knobs(void)
 static unsigned long long fake_rdpmc(unsigned int counter);
 static int user_counter(const char *knob, struct cpucycles_probe *said)
 {
-  struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+  struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0, 0 };
   struct cpucycles_perf_thread t;
   int ok;
   machine(AMD);
@@ -421,7 +421,7 @@ static void user_access(void)
 
   /* the page refusing to map leaves nothing open */
   {
-    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0, 0 };
     struct cpucycles_perf_thread t;
     machine(AMD);
     map_fails = 1;
@@ -436,7 +436,7 @@ static void user_access(void)
   /* a page that names no counter: user reads are off (arm64 with
      perf_user_access 0 where /proc cannot say so) */
   {
-    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0 };
+    struct cpucycles_perf p = { 3, fake_rdpmc, 0, 0, 0 };
     struct cpucycles_perf_thread t;
     machine(AMD);
     page.cap_user_rdpmc = 1;
@@ -582,7 +582,7 @@ static void page_reader(void)
    missing for the rest of the process. */
 static int open_cycles(struct cpucycles_probe *said)
 {
-  struct cpucycles_perf p = { 0, 0, 0, 0 };
+  struct cpucycles_perf p = { 0, 0, 0, 0, 0 };
   struct cpucycles_perf_thread t;
   int ok, fds;
   memset(said, 0, sizeof *said);

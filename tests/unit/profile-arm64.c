@@ -20,7 +20,7 @@ static unsigned long long pmccntr_model(unsigned int counter)
   (void) counter;
   return (unsigned long long) model_core_cycles();
 }
-static struct cpucycles_perf perfpmc = { 1 | 2, pmccntr_model, 0, 0 };
+static struct cpucycles_perf perfpmc = { 1 | 2, pmccntr_model, 0, 0, 0 };
 static struct cpucycles_perf_thread perfpmc_thread;
 static long long arm64_perfpmc_setup(struct cpucycles_probe *probe)
 {
