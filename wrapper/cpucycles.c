@@ -132,7 +132,8 @@ static int once(int *state, int *owner, void (*job)(void))
       if (wait_ns < WAIT_MOST_NS)
         wait_ns *= 2;
       else if (thread_gone(them = __atomic_load_n(owner, __ATOMIC_ACQUIRE)) &&
-               __atomic_compare_exchange_n(owner, &them, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+               __atomic_compare_exchange_n(owner, &them, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+               __atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) /* it may have finished, then ended */
         run(state, owner, job, me);
     }
   }
