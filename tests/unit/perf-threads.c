@@ -28,6 +28,7 @@ int main(void)
 }
 #else
 static long long (*read_count)(void);
+static void (*table_close)(void);
 
 static long long fixed_persecond(const char **source)
 {
@@ -177,6 +178,39 @@ static void closed_fds_and_a_pipe(void)
   check(perf_fds() == 1, "closed_fds_one_new_event", "%d perf fds", perf_fds());
 }
 
+/* The first read of this thread in a vfork child: the child's fd
+   numbers are written into this thread's state, and in the parent those
+   numbers may hold the program's files. */
+static void vfork_child_first_read(void)
+{
+  int fd[2], i, back;
+  char got[32];
+  long long before, after;
+  double r;
+  pid_t child;
+  table_close();
+  if (pipe(fd) != 0) return;
+  for (i = 3; i < 64; ++i)
+    if (i != fd[1]) dup2(fd[0], i); /* the program's pipe, wherever a low number is free */
+  if (write(fd[1], "SECRETPASSWORD!!", 16) != 16) return;
+  child = vfork();
+  if (child == 0) {
+    read_count();
+    _exit(0);
+  }
+  waitpid(child, 0, 0);
+  alarm(10);
+  before = read_count();
+  r = own_rate(20, &back);
+  after = read_count();
+  alarm(0);
+  check(read(fd[0], got, sizeof got) == 16 && !memcmp(got, "SECRETPASSWORD!!", 16), "vfork_child_pipe_data_untouched",
+        "the program's 16 bytes were not all there afterwards");
+  check(after >= before && !back && r > 0.8 && r < 1.25 && perf_fds() == 1, "vfork_child_parent_counts_itself",
+        "%.3f counts per own ns, %d perf fds", r, perf_fds());
+  for (i = 3; i < 64; ++i) close(i);
+}
+
 /* A thread whose event cannot open (EMFILE) counts time at the rate seen
    at setup, never standing still, and gets its own event when it can. */
 static int refuse;
@@ -264,11 +298,13 @@ int main(void)
     return 0;
   }
   read_count = s.read;
+  table_close = table[0].close;
   other_thread_counts_itself();
   racing_first_reads();
   fork_child_counts_itself();
   unscheduled_event();
   emfile_thread();
+  vfork_child_first_read();
   closed_fds_and_a_pipe();
   return checks_failed();
 }
