@@ -2,8 +2,10 @@
    counters: a fault is caught even when the caller blocks every signal,
    and the mask comes back exactly; other threads' faults reach their own
    handler with their own siginfo; a handler installed during a probe is
-   kept; no handler is installed for counters that cannot trap; a signal
-   sent from outside during a probe is not swallowed. */
+   kept, and one that chains to ours passes the probe's fault back; no
+   handler is installed for counters that cannot trap; a signal sent from
+   outside during a probe is not swallowed.  Two copies of the guard in one
+   process: guard-copies.c. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -243,6 +245,58 @@ static void leftover_handed_back(void)
   set_default();
 }
 
+/* 3c. A handler that another thread installs during the read and that
+   chains to the one it replaced (as language runtimes do) passes the
+   read's fault back to the guard; it stays installed.  (One that returns
+   instead sends the read back to fault again, for ever: doc/selection.md.) */
+static struct sigaction replaced;
+static int chained;
+
+static void chaining(int sig, siginfo_t *info, void *context)
+{
+  ++chained;
+  if ((replaced.sa_flags & SA_SIGINFO) && replaced.sa_handler != SIG_DFL && replaced.sa_handler != SIG_IGN)
+    replaced.sa_sigaction(sig, info, context);
+  else
+    _exit(99); /* not chained: the read would fault again for ever */
+}
+
+static void *install_chaining_thread(void *arg)
+{
+  struct sigaction a;
+  (void) arg;
+  memset(&a, 0, sizeof a);
+  a.sa_sigaction = chaining;
+  a.sa_flags = SA_SIGINFO;
+  sigemptyset(&a.sa_mask);
+  sigaction(SIGSEGV, &a, &replaced);
+  return 0;
+}
+
+static void install_chaining(void)
+{
+  pthread_t t;
+  pthread_create(&t, 0, install_chaining_thread, 0);
+  pthread_join(t, 0);
+}
+
+static void chaining_installed_meanwhile(void)
+{
+  struct sigaction now;
+  set_default();
+  fake_reset();
+  fake_trapper(0, SIGSEGV);
+  fakes[0].during = install_chaining;
+  fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 5);
+  chained = 0;
+  fake_select(2, 1000000000, &s);
+  sigaction(SIGSEGV, 0, &now);
+  check(s.trace[0].crash == SIGSEGV && chained == 1 && s.chosen == 1 && now.sa_sigaction == chaining,
+        "handler_installed_during_read_chains_fault_back", "crash %d, chained %d times, chosen %d, %s after",
+        s.trace[0].crash, chained, s.chosen, now.sa_sigaction == chaining ? "theirs" : "not theirs");
+  set_default();
+}
+
 /* 4. No handler for counters that cannot trap; a sent signal is not the
    probe's fault. */
 static int library_handlers_seen, reads_checked;
@@ -399,6 +453,7 @@ int main(void)
   other_threads_faults();
   installed_meanwhile();
   leftover_handed_back();
+  chaining_installed_meanwhile();
   guard_only_what_can_fault();
   sent_signal_not_swallowed();
   dispositions();
