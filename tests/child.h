@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int in_child(void (*job)(void *), void *out, size_t size)
+static inline int in_child(void (*job)(void *), void *out, size_t size)
 {
   int p[2], status, ok;
   pid_t pid;
@@ -25,6 +25,21 @@ static int in_child(void (*job)(void *), void *out, size_t size)
   close(p[0]);
   if (pid > 0) waitpid(pid, &status, 0);
   return ok;
+}
+
+/* Runs test in a fresh process, after prepare (the fake OS it needs):
+   its exit status, 1000 + the signal that killed it, or -1. */
+static inline int fresh_status(void (*prepare)(void), int (*test)(void))
+{
+  int status;
+  pid_t pid = fork();
+  if (pid == 0) {
+    prepare();
+    _exit(test());
+  }
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) return -1;
+  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
+  return WEXITSTATUS(status);
 }
 
 #endif

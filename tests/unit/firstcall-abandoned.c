@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
+#include "child.h"
 #include "cpucycles.h"
 #include "fakeos.h"
 
@@ -179,17 +180,9 @@ static int ended_after_finishing(void)
   return jobs == 1 && sane_everywhere() ? 0 : 1;
 }
 
-static int fresh(int (*test)(void))
+static void hold(void)
 {
-  int status;
-  pid_t pid = fork();
-  if (pid == 0) {
-    fake_os.getenv = held_getenv;
-    _exit(test());
-  }
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  fake_os.getenv = held_getenv;
 }
 
 #define ROUNDS 10
@@ -198,7 +191,7 @@ static void repeat(int (*test)(void), const char *name)
 {
   int i, bad = 0, worst = 0, r;
   for (i = 0; i < ROUNDS; ++i)
-    if ((r = fresh(test)) != 0) ++bad, worst = r;
+    if ((r = fresh_status(hold, test)) != 0) ++bad, worst = r;
   check(!bad, name, "%d of %d processes failed (last status %d; 14: hung, 1: a later call gave 0 or default-zero, or a second selection ran)",
         bad, ROUNDS, worst);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cpucycles.h>
 #include "check.h"
+#include "child.h"
 #include "cpucycles-config.h" /* CPUCYCLES_THREAD, as the library has it */
 #include "fakeos.h"
 
@@ -371,17 +372,14 @@ static int counting_through_exit(void)
 }
 
 /* each case in a fresh process; its exit status is the verdict */
+static void hook(void)
+{
+  fake_os.getenv = hooked_getenv;
+}
+
 static int fresh(int (*test)(void))
 {
-  int status;
-  pid_t pid = fork();
-  if (pid == 0) {
-    fake_os.getenv = hooked_getenv;
-    _exit(test());
-  }
-  if (waitpid(pid, &status, 0) != pid) return -1;
-  if (WIFSIGNALED(status)) return 1000 + WTERMSIG(status);
-  return WEXITSTATUS(status);
+  return fresh_status(hook, test);
 }
 
 int main(void)
