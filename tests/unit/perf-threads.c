@@ -159,15 +159,18 @@ static void fork_child_counts_itself(void)
    read must neither take the pipe's bytes, nor block on it, nor go back. */
 static void closed_fds_and_a_pipe(void)
 {
-  int fd[2], empty[2], i, back;
+  int fd[2], i, back;
   char got[32];
   long long before = read_count(), after;
   double r;
   for (i = 3; i < 1024; ++i) close(i);
-  if (pipe(fd) != 0 || pipe(empty) != 0) return;
-  for (i = 3; i < 64; ++i) dup2(fd[0], i); /* the pipe, wherever a low number is free */
-  if (write(fd[1], "SECRETPASSWORD!!", 16) != 16) return;
-  alarm(10); /* a read of the empty pipe would block: fail by SIGALRM */
+  if (pipe(fd) != 0 || write(fd[1], "SECRETPASSWORD!!", 16) != 16) {
+    check(0, "closed_fds_pipe_data_untouched", "no pipe to test with");
+    return;
+  }
+  for (i = 3; i < 64; ++i)
+    if (i != fd[1]) dup2(fd[0], i); /* the pipe, wherever a low number is free */
+  alarm(10); /* a read of the pipe once empty would block: fail by SIGALRM */
   after = read_count();
   r = own_rate(20, &back);
   alarm(0);
@@ -189,10 +192,12 @@ static void vfork_child_first_read(void)
   double r;
   pid_t child;
   table_close();
-  if (pipe(fd) != 0) return;
+  if (pipe(fd) != 0 || write(fd[1], "SECRETPASSWORD!!", 16) != 16) {
+    check(0, "vfork_child_pipe_data_untouched", "no pipe to test with");
+    return;
+  }
   for (i = 3; i < 64; ++i)
     if (i != fd[1]) dup2(fd[0], i); /* the program's pipe, wherever a low number is free */
-  if (write(fd[1], "SECRETPASSWORD!!", 16) != 16) return;
   child = vfork();
   if (child == 0) {
     read_count();
