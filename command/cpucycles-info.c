@@ -272,10 +272,18 @@ static void summary_lines(const struct summary *s, long long persecond, int gues
            "why\n");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
   struct summary s;
   long long persecond;
+  if (argc > 1) {
+    int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
+    if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[1]);
+    fputs("usage: cpucycles-info\n"
+          "Prints which cycle counter libcpucycles chooses on this machine, why, and what\n"
+          "its counts mean (cpucycles-info(1)); it takes no options.\n", help ? stdout : stderr);
+    return help ? 0 : 2;
+  }
   memset(&s, 0, sizeof s);
   printf("cpucycles version %s\n", cpucycles_version());
   trace_lines(&s);

@@ -258,3 +258,18 @@ else
     fail info_fifo_cpuinfo_no_hang "status $st: $(echo "$out" | grep -m1 'machine cpu\|mount')"
   fi
 fi
+
+# --help says how to use it and exits 0; anything else is refused, status 2
+h=$($RUN "$PACKAGE/bin/cpucycles-info" --help 2> /dev/null); hs=$?
+$RUN "$PACKAGE/bin/cpucycles-info" --bogus > "${TMPDIR:-/tmp}/info-bogus.$$" 2>&1; bs=$?
+b=$(cat "${TMPDIR:-/tmp}/info-bogus.$$"); rm -f "${TMPDIR:-/tmp}/info-bogus.$$"
+if [ $hs = 0 ] && echo "$h" | grep -q '^usage: cpucycles-info' && ! echo "$h" | grep -q '^cpucycles version'; then
+  pass info_help_usage
+else
+  fail info_help_usage "status $hs: $(echo "$h" | head -n 1)"
+fi
+if [ $bs = 2 ] && echo "$b" | grep -q "unknown argument '--bogus'" && ! echo "$b" | grep -q '^cpucycles version'; then
+  pass info_unknown_argument_refused
+else
+  fail info_unknown_argument_refused "status $bs: $(echo "$b" | head -n 1)"
+fi
