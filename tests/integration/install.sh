@@ -40,6 +40,22 @@ else
   fail install_prints_search_paths "$(cat "$d/out")"
 fi
 
+# the README's example builds and runs with nothing but the printed exports
+r=$d/readme/prefix
+if [ "$(uname -s)" != Linux ] || [ -n "$RUN" ] || ! command -v cc > /dev/null 2>&1; then
+  skip install_exports_build_readme_example "needs Linux, a native build and cc"
+else
+  inst "$PACKAGE" "$r" > "$d/out3" 2>&1
+  printf '#include <stdio.h>\n#include <cpucycles.h>\nint main(void) { long long t = cpucycles(); printf("%%lld %%s\\n", cpucycles() - t, cpucycles_implementation()); return 0; }\n' > "$d/example.c"
+  if out=$(env -u CPATH -u LIBRARY_PATH -u LD_LIBRARY_PATH sh -c "$(sed -n 's/^  \(export .*\)/\1/p' "$d/out3")
+       cd '$d' && cc example.c -lcpucycles -o example && ./example" 2>&1); then
+    pass "install_exports_build_readme_example ($out)"
+  else
+    fail install_exports_build_readme_example "$out"
+  fi
+  inst --uninstall "$PACKAGE" "$r" > /dev/null 2>&1
+fi
+
 # a prefix with directories of its own, one empty, one holding a file
 q=$d/shared
 mkdir -p "$q/share/doc" "$q/bin" "$q/lib/cmake"
