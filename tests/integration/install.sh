@@ -97,6 +97,15 @@ for uid in 0 1000; do
   chmod +x "$d/bin/ldconfig" "$d/bin/id"
   PATH=$d/bin:$PATH inst "$PACKAGE" "$r" > "$d/out.$uid" 2>&1
 done
+# and root's uninstall takes the library out of the loader's cache
+printf '#!/bin/sh\n[ "$1" = -u ] && { echo 0; exit 0; }\nexec /usr/bin/id "$@"\n' > "$d/bin/id"
+ran=$(cat "$d/ldconfig.ran.0" 2> /dev/null | wc -l)
+PATH=$d/bin:$PATH inst --uninstall "$PACKAGE" "$r" > "$d/un.0" 2>&1
+if grep -q 'ran ldconfig' "$d/un.0" && [ "$(wc -l < "$d/ldconfig.ran.0")" = $((ran + 1)) ]; then
+  pass uninstall_runs_ldconfig
+else
+  fail uninstall_runs_ldconfig "$(cat "$d/un.0")"
+fi
 if grep -q 'ran ldconfig' "$d/out.0" && [ -f "$d/ldconfig.ran.0" ] && [ ! -f "$d/ldconfig.ran.1000" ] &&
    grep -q 'run ldconfig as root' "$d/out.1000" && ! grep -q 'LD_LIBRARY_PATH' "$d/out.0" "$d/out.1000"; then
   pass install_runs_ldconfig
