@@ -111,12 +111,13 @@ int main(int argc, char **argv)
   r = median_of(ratio);
 
   printf("implementation %s\n", cpucycles_implementation());
-  printf("cpucycles() back-to-back: median %.0f iqm %.1f (cycles); %.2f ns per call\n", m1, q1, ns1);
+  printf("cpucycles() back-to-back: median %.0f iqm %.1f (cycles); %.2f ns per call (median of %d loops' means,"
+         " preemption included)\n", m1, q1, ns1, ROUNDS);
   if (!raw_name) {
     printf("raw instruction: none known for this ISA\n");
     return 0;
   }
-  printf("%s back-to-back: median %.0f iqm %.1f (ticks); %.2f ns per call\n", raw_name, m2, q2, ns2);
+  printf("%s back-to-back: median %.0f iqm %.1f (ticks); %.2f ns per call (the same)\n", raw_name, m2, q2, ns2);
   if (monotonic) /* the two count different units: only the time per call compares */
     printf("ratio cpucycles()/raw: ns %.2f (median of %d alternating rounds)\n", r, ROUNDS);
   else
