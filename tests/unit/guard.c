@@ -283,6 +283,18 @@ static void install_chaining(void)
 static void chaining_installed_meanwhile(void)
 {
   struct sigaction now;
+#if defined(__i386__)
+  /* under qemu-i386 7.2 this case dies by SIGSEGV (3 of 3 runs); that
+     qemu comes back from a signal handler with another thread's
+     thread-local storage (doc/cross.md), and here the fault passes
+     through two handlers.  Not yet run on a native i386 (the build
+     machine's kernel runs no 32-bit binaries): arm64 under qemu and
+     amd64 natively pass it */
+  if (getenv("CPUCYCLES_TEST_EMULATED")) {
+    skip("handler_installed_during_read_chains_fault_back", "qemu-i386 loses thread-local storage across nested handlers");
+    return;
+  }
+#endif
   set_default();
   fake_reset();
   fake_trapper(0, SIGSEGV);
