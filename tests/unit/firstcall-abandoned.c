@@ -136,6 +136,39 @@ static int thread_exit_in_handler(void)
   return sane_everywhere() ? 0 : 1;
 }
 
+/* Whether pthread_exit from a handler works here at all, without the
+   library: under qemu-ppc it aborts (the unwinder cannot cross qemu's
+   signal frame), however the code around it is built. */
+static void *alarm_then_pause(void *arg)
+{
+  sigset_t alarm_only;
+  (void) arg;
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  pthread_sigmask(SIG_UNBLOCK, &alarm_only, 0);
+  timer_us(100);
+  pause();
+  return 0;
+}
+
+static int thread_exit_without_library(void)
+{
+  pthread_t t;
+  sigset_t alarm_only;
+  start_watchdog();
+  signal(SIGALRM, end_thread);
+  sigemptyset(&alarm_only);
+  sigaddset(&alarm_only, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alarm_only, 0);
+  pthread_create(&t, 0, alarm_then_pause, 0);
+  pthread_join(t, 0);
+  return 0;
+}
+
+static void nothing(void)
+{
+}
+
 /* 3: the thread is killed inside its first call */
 static void die_now(void)
 {
@@ -199,7 +232,11 @@ static void repeat(int (*test)(void), const char *name)
 int main(void)
 {
   repeat(longjmp_out, "first_call_left_by_siglongjmp_later_calls_sane");
-  repeat(thread_exit_in_handler, "first_call_left_by_pthread_exit_later_calls_sane");
+  if (fresh_status(nothing, thread_exit_without_library) != 0)
+    skip("first_call_left_by_pthread_exit_later_calls_sane",
+         "pthread_exit from a signal handler fails here even without the library (qemu-ppc aborts)");
+  else
+    repeat(thread_exit_in_handler, "first_call_left_by_pthread_exit_later_calls_sane");
   repeat(killed_inside, "first_call_thread_killed_later_calls_sane");
   repeat(ended_after_finishing, "first_call_thread_ending_after_it_is_done_selects_once");
   return checks_failed();
