@@ -66,6 +66,11 @@ unconfigured-settings: unconfigured
 test: all
 	TEST_CC='$(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)' sh scripts/test
 
+# the same with groff, mandoc, clang, strace, valgrind, cmake and
+# pkg-config out of reach: those tests must skip, naming the tool
+test-without-optional: all
+	TEST_CC='$(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)' sh scripts/test-without-optional
+
 test-sanitize: all
 	sh scripts/test-sanitize
 
@@ -95,4 +100,4 @@ distclean:
 
 .PHONY: default all configured unconfigured docs install uninstall configured-settings \
         unconfigured-settings \
-        test test-sanitize test-cross test-system bench clean distclean
+        test test-without-optional test-sanitize test-cross test-system bench clean distclean
