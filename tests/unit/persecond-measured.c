@@ -26,10 +26,11 @@ static long nothing_stated(const char *path, long offset, char *buf, size_t size
   return -1;
 }
 
+/* nothing stated, and default-perfevent named: on a machine whose TSC
+   beats a read(2) per call it would not win otherwise */
 static const char *no_environment(const char *name)
 {
-  (void) name;
-  return 0;
+  return strcmp(name, "CPUCYCLES_IMPLEMENTATION") ? 0 : "default-perfevent";
 }
 
 static long long clock_reads;
@@ -53,9 +54,8 @@ static void *ask(void *arg)
 }
 
 /* The selecting thread works half the time (0.5 ms busy, 0.5 ms asleep)
-   while another thread asks for persecond first: the counter counts the
-   selecting thread, so timing it there would say about half the rate.
-   Returns 1 if the trace then says measured. */
+   while another thread asks for persecond first, and times its own
+   event.  Returns 1 if the trace then says measured. */
 static int asked_elsewhere(void)
 {
   struct timespec half = { 0, 500000 };
@@ -120,12 +120,13 @@ int main(void)
      the first call must not have spent them */
   check(r.persecond_reads >= 6 && r.first_call_reads < r.persecond_reads, "persecond_measured_not_in_first_call",
         "%lld clock reads in the first call, %lld in the first persecond", r.first_call_reads, r.persecond_reads);
-  /* asked first from a thread the counter does not count: not measured */
+  /* asked first from another thread: every thread counts with its own
+     event, so the asking thread times its own cycles there */
   memset(&r, 0, sizeof r);
   if (!in_child(run_elsewhere, &r, sizeof r) || !strstr(r.chosen, "perf"))
-    skip("persecond_not_measured_from_another_thread", "no perf counter was chosen in this run");
+    skip("persecond_measured_from_another_thread", "no perf counter was chosen in this run");
   else
-    check(r.elsewhere == 0, "persecond_not_measured_from_another_thread",
-          "the trace says measured (%lld) though the counter counts the selecting thread, half busy", r.persecond);
+    check(r.elsewhere == 1 && r.persecond >= 1000000LL && r.persecond < 1050000000LL,
+          "persecond_measured_from_another_thread", "trace says measured: %d, persecond %lld", r.elsewhere, r.persecond);
   return checks_failed();
 }
