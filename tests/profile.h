@@ -336,9 +336,28 @@ SHARED int core_event_open(void)
     if (perf[i].open && !perf[i].atom) return 1;
   return 0;
 }
+
+/* A perf counter opens a thread's events on its first read, and the
+   rule closes a counter's events while it measures another one; a
+   modelled read bypasses the library's read, so it opens them as that
+   read would: the core PMU's, and on hybrid Intel the E-core PMU's. */
+SHARED void lazy_core_event(void)
+{
+  struct perf_event_attr a;
+  if (core_event_open()) return;
+  memset(&a, 0, sizeof a);
+  a.type = PERF_TYPE_HARDWARE;
+  a.config = PERF_COUNT_HW_CPU_CYCLES;
+  a.exclude_kernel = 1;
+  if (machine_perf_open(&a, 0, -1, -1, 0) < 0 || !M.atom_type) return;
+  a.type = M.atom_type;
+  a.config = INTEL_RAW_CYCLES;
+  machine_perf_open(&a, 0, -1, -1, 0);
+}
 #else
 static int perf_open_count(void) { return 0; }
 SHARED int core_event_open(void) { return 0; }
+SHARED void lazy_core_event(void) {}
 #endif
 
 /* ---- models of the reads, on the simulated clock ---- */

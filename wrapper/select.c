@@ -355,12 +355,6 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
 
   for (i = 0; i < count; ++i)
     if (i != out->chosen && w.open[i]) table[i].close();
-  if (out->chosen >= 0 && !w.open[out->chosen]) {
-    /* closed while later counters were measured alone: set it up again,
-       so that it is ready for the program's first read */
-    struct cpucycles_probe again;
-    table[out->chosen].setup(&again);
-  }
 
   if (out->chosen < 0) {
     out->chosen = count - 1; /* the last resort (options ends with it) */

@@ -62,6 +62,7 @@ int main(int argc, char **argv)
       if (strstr(cpucycles_counters[i].name, "perf") || i == cpucycles_counter_count - 1)
         table[n++] = cpucycles_counters[i];
     cpucycles_select(table, n, &options, &s);
+    s.read(); /* a perf counter opens this thread's events on its first read */
     chosen = table[s.chosen].name;
   } else {
     (void) cpucycles();

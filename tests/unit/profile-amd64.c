@@ -19,9 +19,17 @@ static long long model_rdpmc_fixed(void)
   return fixed1;
 }
 
+/* amd64-perfpmcff: its event, then the fixed counter */
+static long long model_perfpmcff(void)
+{
+  lazy_core_event();
+  return model_rdpmc_fixed();
+}
+
 /* RDPMC of the counter perf's page names (AMD) */
 static long long model_rdpmc(void)
 {
+  lazy_core_event();
   sim_now += 10;
   return user_cycles();
 }
@@ -30,7 +38,7 @@ static long long model_rdpmc(void)
 static void amd64_rows(void)
 {
   static const struct { const char *name; long long (*model)(void); } models[] = {
-    { "amd64-perfpmcff", model_rdpmc_fixed }, { "amd64-pmcff", model_rdpmc_fixed },
+    { "amd64-perfpmcff", model_perfpmcff }, { "amd64-pmcff", model_rdpmc_fixed },
     { "amd64-perfpmc", model_rdpmc }, { "amd64-tsc", model_tick_clock }, { "amd64-tscasm", model_tick_clock },
     { "default-monotonic", model_monotonic }, { "default-gettimeofday", model_gettimeofday },
     { "default-perfevent", 0 }, { "default-zero", 0 }, /* real reads: through the seam, or none */

@@ -21,6 +21,11 @@ static unsigned long long pmccntr_model(unsigned int counter)
   return (unsigned long long) model_core_cycles();
 }
 static struct cpucycles_perf perfpmc = { 1 | 2, pmccntr_model, 0, 0, 0 };
+static long long model_perfpmc(void)
+{
+  lazy_core_event();
+  return model_core_cycles();
+}
 static struct cpucycles_perf_thread perfpmc_thread;
 static long long arm64_perfpmc_setup(struct cpucycles_probe *probe)
 {
@@ -51,7 +56,7 @@ static void arm64_rows(void)
 {
 #ifdef __linux__
   /* PMCCNTR_EL0 reads where perf lets user code read it, else traps */
-  set_stand_in(0, "arm64-perfpmc", arm64_perfpmc_setup, model_core_cycles, arm64_perfpmc_close);
+  set_stand_in(0, "arm64-perfpmc", arm64_perfpmc_setup, model_perfpmc, arm64_perfpmc_close);
   set_stand_in(1, "arm64-pmc", arm64_pmc_setup, model_trap, 0);
   set_stand_in(2, "arm64-vct", arm64_vct_setup, model_tick_clock, 0);
   if (default_rows(3) != ARM64_ROWS) abort();
