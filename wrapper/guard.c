@@ -72,6 +72,7 @@ static void handler(int sig, siginfo_t *info, void *context);
 static void claim(int sig, siginfo_t *info);
 static struct copy self = { .magic = COPY_MAGIC, .handler = handler, .claim = claim };
 static int ever; /* installed once: then others may know this copy */
+static volatile int installing; /* between our swaps and meeting what they displaced */
 static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's probe */
 static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
@@ -230,6 +231,14 @@ REALIGN static void handler(int sig, siginfo_t *info, void *context)
   claim(sig, info);
   n = reach(seen);
   for (k = 1; k < n; ++k) seen[k]->claim(sig, info);
+  /* a fault no known copy claims may be the read of a copy whose handler
+     ours has just displaced and not yet met: once install() has met it,
+     ask again */
+  if (info->si_code > 0 && installing) {
+    wait_free((int *) &installing);
+    n = reach(seen);
+    for (k = 1; k < n; ++k) seen[k]->claim(sig, info);
+  }
   for (i = GUARDED - 1; i > 0 && guarded[i] != sig; --i) continue;
   theirs = self.previous[i];
   memset(&dfl, 0, sizeof dfl);
@@ -292,6 +301,7 @@ static void install(void)
   int i, tries;
   guard_action(&ours, handler);
   ever = 1;
+  installing = 1;
   __atomic_store_n(&self.up, 1, __ATOMIC_SEQ_CST);
   for (i = 0; i < GUARDED; ++i) {
     if (sigaction(guarded[i], 0, &old) == 0) save(i, &old);
@@ -301,6 +311,7 @@ static void install(void)
       if (sigaction(guarded[i], 0, &old) || owner(&old) || old.sa_handler != self.previous[i].sa_handler) break;
     }
   }
+  __atomic_store_n(&installing, 0, __ATOMIC_SEQ_CST);
 }
 
 static void uninstall(void)
@@ -339,6 +350,7 @@ int cpucycles_guard_read(long long (*ticks)(void))
 
 void cpucycles_guard_forget(void)
 {
+  installing = 0; /* the thread that was installing is not in the child */
   if (self.up) uninstall();
 }
 
