@@ -109,49 +109,22 @@ static void end_thread(int sig)
   pthread_exit(0);
 }
 
-static void *first_call_then_pause(void *arg)
+/* Thread t unblocks the timer's signal, sets the timer, makes its first
+   call (or not) and waits for the handler to end it; the other threads
+   block that signal, so it goes to t. */
+static void *timer_then_pause(void *with_library)
 {
   sigset_t alarm_only;
-  (void) arg;
   sigemptyset(&alarm_only);
   sigaddset(&alarm_only, SIGALRM);
   pthread_sigmask(SIG_UNBLOCK, &alarm_only, 0);
   timer_us(100);
-  cpucycles();
+  if (with_library) cpucycles();
   pause();
   return 0;
 }
 
-static int thread_exit_in_handler(void)
-{
-  pthread_t t;
-  sigset_t alarm_only;
-  start_watchdog();
-  signal(SIGALRM, end_thread);
-  sigemptyset(&alarm_only);
-  sigaddset(&alarm_only, SIGALRM);
-  pthread_sigmask(SIG_BLOCK, &alarm_only, 0); /* the timer's signal goes to t, which unblocks it */
-  pthread_create(&t, 0, first_call_then_pause, 0);
-  pthread_join(t, 0);
-  return sane_everywhere() ? 0 : 1;
-}
-
-/* Whether pthread_exit from a handler works here at all, without the
-   library: under qemu-ppc it aborts (the unwinder cannot cross qemu's
-   signal frame), however the code around it is built. */
-static void *alarm_then_pause(void *arg)
-{
-  sigset_t alarm_only;
-  (void) arg;
-  sigemptyset(&alarm_only);
-  sigaddset(&alarm_only, SIGALRM);
-  pthread_sigmask(SIG_UNBLOCK, &alarm_only, 0);
-  timer_us(100);
-  pause();
-  return 0;
-}
-
-static int thread_exit_without_library(void)
+static int thread_ended_by_handler(void *with_library)
 {
   pthread_t t;
   sigset_t alarm_only;
@@ -160,9 +133,22 @@ static int thread_exit_without_library(void)
   sigemptyset(&alarm_only);
   sigaddset(&alarm_only, SIGALRM);
   pthread_sigmask(SIG_BLOCK, &alarm_only, 0);
-  pthread_create(&t, 0, alarm_then_pause, 0);
+  pthread_create(&t, 0, timer_then_pause, with_library);
   pthread_join(t, 0);
-  return 0;
+  return !with_library || sane_everywhere() ? 0 : 1;
+}
+
+static int thread_exit_in_handler(void)
+{
+  return thread_ended_by_handler((void *) 1);
+}
+
+/* Whether pthread_exit from a handler works here at all, without the
+   library: under qemu-ppc it aborts (the unwinder cannot cross qemu's
+   signal frame), however the code around it is built. */
+static int thread_exit_without_library(void)
+{
+  return thread_ended_by_handler(0);
 }
 
 static void nothing(void)
