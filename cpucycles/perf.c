@@ -81,6 +81,7 @@ static void release_where(int (*match)(const struct cpucycles_perf_thread *, con
                           int how)
 {
   struct cpucycles_perf_thread **p = &open_events, *picked = 0;
+  if (!__atomic_load_n(&open_events, __ATOMIC_ACQUIRE)) return; /* the selection closes many that never opened */
   pthread_mutex_lock(&lock);
   while (*p) {
     struct cpucycles_perf_thread *t = *p;
@@ -259,7 +260,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   pthread_mutex_lock(&lock);
   unlist(t);
   t->next = open_events;
-  open_events = t;
+  __atomic_store_n(&open_events, t, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
   if (exit_key_made) pthread_setspecific(exit_key, t);
   return 0;

@@ -81,10 +81,10 @@ static int thread_gone(int tid)
 #endif
 }
 
-static void run(int *state, int *owner, void (*job)(void), int me)
+static void run(int *state, int *owner, void (*job)(void))
 {
   int cancel;
-  __atomic_store_n(owner, me, __ATOMIC_RELEASE);
+  __atomic_store_n(owner, thread_id(), __ATOMIC_RELEASE);
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
   job();
   __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
@@ -108,7 +108,7 @@ static void run(int *state, int *owner, void (*job)(void), int me)
    on), which must not wait for itself. */
 static int once(int *state, int *owner, void (*job)(void))
 {
-  int expected = NOT_STARTED, mine = state == &selection_state ? 1 : 2, me, them;
+  int expected = NOT_STARTED, mine = state == &selection_state ? 1 : 2, them;
   long wait_ns = WAIT_FIRST_NS;
   sigset_t all, mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
@@ -120,9 +120,8 @@ static int once(int *state, int *owner, void (*job)(void))
   sigdelset(&all, SIGSEGV);
   pthread_sigmask(SIG_BLOCK, &all, &mask);
   running_here |= mine;
-  me = thread_id();
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    run(state, owner, job, me);
+    run(state, owner, job);
   } else {
     while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
       struct timespec pause;
@@ -132,9 +131,9 @@ static int once(int *state, int *owner, void (*job)(void))
       if (wait_ns < WAIT_MOST_NS)
         wait_ns *= 2;
       else if (thread_gone(them = __atomic_load_n(owner, __ATOMIC_ACQUIRE)) &&
-               __atomic_compare_exchange_n(owner, &them, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+               __atomic_compare_exchange_n(owner, &them, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
                __atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) /* it may have finished, then ended */
-        run(state, owner, job, me);
+        run(state, owner, job);
     }
   }
   running_here &= ~mine;
