@@ -19,17 +19,24 @@
 #define CPUCYCLES_EXTEND32 (-4)          /* core-cycle counter, only 32 bits */
 /* > 0: an off-core clock with that many ticks per second */
 
-/* What setup reports besides its class. */
+/* What setup reports besides its class.  Its words are kept as a format
+   and its arguments, and made only when somebody prints them: formatting
+   in the first call cost more than the rest of the rule. */
 #define CPUCYCLES_WHY 160
+#define CPUCYCLES_SAY_ARGS 3
 struct cpucycles_probe {
-  char why[CPUCYCLES_WHY]; /* plain words: why it skipped, or where its rate came from */
+  const char *say; /* why it skipped, or where its rate came from: %s %d %u %ld %lu only */
+  union { long long n; const char *s; } arg[CPUCYCLES_SAY_ARGS]; /* strings must be static */
+  char why[CPUCYCLES_WHY]; /* the words, once cpucycles_words() made them */
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
 };
 
-/* Sets probe->why, printf-style (cpucycles/probe.c). */
+/* Keeps the words for probe, printf-style (cpucycles/probe.c) */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
+/* Makes them: probe->why, "" if nothing was said */
+const char *cpucycles_words(struct cpucycles_probe *probe);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
    starts with: 1 and *value, or 0 where there is no such file or number. */

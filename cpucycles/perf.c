@@ -350,7 +350,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 {
   int err, atom_err;
   long atom;
-  long long opened = cpucycles_os_nanoseconds();
+  long long opened;
 #ifdef CPUCYCLES_PERF_NO_THREADS
   cpucycles_say(probe, CPUCYCLES_PERF_NO_THREADS);
   return 0;
@@ -368,6 +368,9 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
                   atom, words(atom_err));
   t->base = t->last = t->last_ns = t->retry_ns = 0;
+  /* only now: a first call where perf has no event reads no clock (its
+     first read faults the clock's page in, 50 us in some guests) */
+  opened = cpucycles_os_nanoseconds();
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */

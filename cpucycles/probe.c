@@ -9,10 +9,44 @@
 
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
+  const char *f;
+  int n = 0, longer;
   va_list ap;
   va_start(ap, format);
-  vsnprintf(probe->why, sizeof probe->why, format, ap);
+  probe->say = format;
+  for (f = format; *f && n < CPUCYCLES_SAY_ARGS; ++f) {
+    if (*f != '%') continue;
+    f += 1 + (longer = f[1] == 'l');
+    if (*f == 's') probe->arg[n++].s = va_arg(ap, const char *);
+    else if (*f == 'd') probe->arg[n++].n = longer ? va_arg(ap, long) : va_arg(ap, int);
+    else if (*f == 'u') probe->arg[n++].n = longer ? (long long) va_arg(ap, unsigned long) : va_arg(ap, unsigned);
+    if (!*f) break;
+  }
   va_end(ap);
+}
+
+const char *cpucycles_words(struct cpucycles_probe *probe)
+{
+  const char *f = probe->say ? probe->say : "";
+  size_t used = 0, size = sizeof probe->why;
+  int n = 0;
+  for (; *f && used + 1 < size; ++f) {
+    char number[24];
+    const char *piece = number;
+    if (*f != '%') {
+      probe->why[used++] = *f;
+      continue;
+    }
+    f += 1 + (f[1] == 'l');
+    if (!*f) break;
+    if (*f == 's')
+      piece = n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].s : "";
+    else
+      snprintf(number, sizeof number, "%lld", n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].n : 0);
+    while (*piece && used + 1 < size) probe->why[used++] = *piece++;
+  }
+  probe->why[used] = 0;
+  return probe->why;
 }
 
 int cpucycles_read_knob(const char *path, long *value)

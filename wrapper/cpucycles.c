@@ -305,7 +305,8 @@ static void print_trace(void)
     printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
   }
   for (i = 0; i < s->count; ++i) {
-    const struct cpucycles_trace *t = &s->trace[i];
+    struct cpucycles_trace *t = &s->trace[i];
+    const char *why = cpucycles_words(&t->probe);
     double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", cpucycles_counters[i].name);
     if (i == s->chosen && t->precision)
@@ -317,7 +318,7 @@ static void print_trace(void)
              s->trace[s->chosen].precision);
     else
       printf("dropped: %s", t->fail ? t->fail : "unknown");
-    printf("%s%s", t->probe.why[0] ? "; " : "", t->probe.why);
+    printf("%s%s", why[0] ? "; " : "", why);
     if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
       printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
     printf("\n");

@@ -197,7 +197,7 @@ int main(void)
   hz = rate();
   class = tsc_class(&probe);
   check(hz == 0 && class == CPUCYCLES_MAYBECYCLECOUNTER && !probe.may_trap,
-        "tsc_leaf15_zero_no_division", "hz %lld, class %lld (%s)", hz, class, probe.why);
+        "tsc_leaf15_zero_no_division", "hz %lld, class %lld (%s)", hz, class, cpucycles_words(&probe));
 
   machine("GenuineIntel", 0x000906ea, 0, 0);
   set(0x15, 1, 100, 24000000, 0);
@@ -210,7 +210,7 @@ int main(void)
   class = tsc_class(&probe);
   fake_os.nanoseconds = 0;
   check(class == 2400000000LL && clock_reads == before, "tsc_leaf15_rate_taken_without_a_clock_read",
-        "class %lld after %lld clock reads (%s)", class, clock_reads - before, probe.why);
+        "class %lld after %lld clock reads (%s)", class, clock_reads - before, cpucycles_words(&probe));
 
   machine("GenuineIntel", 0x000906ea, 1, 1); /* a guest with a leaf 0x15 */
   set(0x15, 1, 100, 24000000, 0);
