@@ -31,6 +31,8 @@ struct cpucycles_probe {
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
+  int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
+                       read may read the clock itself (wrapper/reads.c) */
 };
 
 /* Keeps the words for probe, printf-style (cpucycles/probe.c) */

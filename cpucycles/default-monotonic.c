@@ -9,6 +9,7 @@
 long long ticks_setup(struct cpucycles_probe *probe)
 {
   cpucycles_say(probe, "rate 10^9 per second: it counts nanoseconds");
+  probe->monotonic_ns = 1;
   return 1000000000;
 }
 

@@ -81,12 +81,16 @@ static int thread_gone(int tid)
 #endif
 }
 
-static void run(int *state, int *owner, void (*job)(void))
+/* mine marks the job as this thread's while it runs it (and only then:
+   a thread that waits is not running it, and a handler there must wait) */
+static void run(int *state, int *owner, void (*job)(void), int mine)
 {
   int cancel;
   __atomic_store_n(owner, thread_id(), __ATOMIC_RELEASE);
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+  running_here |= mine;
   job();
+  running_here &= ~mine;
   __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
   pthread_setcancelstate(cancel, &cancel);
 }
@@ -119,9 +123,8 @@ static int once(int *state, int *owner, void (*job)(void))
   sigdelset(&all, SIGBUS);
   sigdelset(&all, SIGSEGV);
   pthread_sigmask(SIG_BLOCK, &all, &mask);
-  running_here |= mine;
   if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    run(state, owner, job);
+    run(state, owner, job, mine);
   } else {
     while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
       struct timespec pause;
@@ -133,10 +136,9 @@ static int once(int *state, int *owner, void (*job)(void))
       else if (thread_gone(them = __atomic_load_n(owner, __ATOMIC_ACQUIRE)) &&
                __atomic_compare_exchange_n(owner, &them, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
                __atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) /* it may have finished, then ended */
-        run(state, owner, job);
+        run(state, owner, job, mine);
     }
   }
-  running_here &= ~mine;
   pthread_sigmask(SIG_SETMASK, &mask, 0);
   return 1;
 }

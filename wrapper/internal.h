@@ -1,7 +1,7 @@
 /* What the four wrapper files share (all hidden by -fvisibility=hidden):
    cpucycles.c (the API, the once-only first call, fork and unloading),
-   select.c (the rule), guard.c (the crash guard and the read functions)
-   and persecond.c (the frequency estimate).  doc/layout.md is the map. */
+   select.c (the rule), guard.c (the crash guard), reads.c (the read
+   functions) and persecond.c (the frequency estimate).  doc/layout.md is the map. */
 #ifndef CPUCYCLES_INTERNAL_H
 #define CPUCYCLES_INTERNAL_H
 
@@ -62,11 +62,16 @@ int cpucycles_guard_read(long long (*ticks)(void));
 /* In a child forked while a guard was up: put the program's handlers back. */
 void cpucycles_guard_forget(void);
 
-/* guard.c: the function cpucycles() points at for a counter (its own
+/* reads.c: the function cpucycles() points at for a counter (its own
    ticks, or a scaled read, or a 32-bit counter extended using its rate
-   of hz ticks per second), set up to read it now. */
-long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz))(void);
+   of hz ticks per second), set up to read it now and published; clock
+   says ticks is CLOCK_MONOTONIC in nanoseconds, which the scaled read
+   then reads itself.  cpucycles_read_trial: the same for the precision
+   test, unpublished (only32 counters are tested raw). */
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void);
+long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void);
 long long cpucycles_read_scaled(void);
+long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
 
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */

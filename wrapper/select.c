@@ -281,7 +281,7 @@ static long long measure(struct walk *w, int i)
   }
   alone(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter is measured raw: its penalty prices the extension */
-  step = precision(t->only32 ? counter->ticks : cpucycles_read_use(counter->ticks, t->scaling, 0, 0),
+  step = precision(t->only32 ? counter->ticks : cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns),
                    &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
@@ -364,5 +364,5 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
   /* a 32-bit counter is extended at its own rate, timed here */
   t = &out->trace[out->chosen];
   out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
-                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0);
+                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
 }

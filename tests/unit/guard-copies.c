@@ -10,15 +10,9 @@
 #define _GNU_SOURCE
 #define cpucycles_guard_read copy2_guard_read
 #define cpucycles_guard_forget copy2_guard_forget
-#define cpucycles_read_use copy2_read_use
-#define cpucycles_read_scaled copy2_read_scaled
-#define cpucycles_read_extended copy2_read_extended
 #include "../../wrapper/guard.c"
 #undef cpucycles_guard_read
 #undef cpucycles_guard_forget
-#undef cpucycles_read_use
-#undef cpucycles_read_scaled
-#undef cpucycles_read_extended
 
 #include <errno.h>
 #include <semaphore.h>

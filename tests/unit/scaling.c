@@ -2,6 +2,7 @@
    32-bit counters, against fake counters on a fake clock. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "check.h"
 #include "fake.h"
 
@@ -176,6 +177,43 @@ static void failed_keeps_scaling(void)
         "precision %lld scaling %f", s.trace[0].precision, s.trace[0].scaling);
 }
 
+/* default-monotonic's scaled read reads CLOCK_MONOTONIC itself, seconds
+   and nanoseconds apart: every count must sit within the real clock
+   reads around it (times 2.5, to a cycle), never go back, and cross a
+   second boundary, which the test waits for (at most a second). */
+static long long real_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void monotonic_clock_read(void)
+{
+  long long (*read)(void) = cpucycles_read_use(real_ns, 2.5, 0, 0, 1);
+  long long before, after, v, previous = 0, worst = 0;
+  struct timespec until;
+  int backwards = 0, outside = 0, i;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_nsec = 999000000; /* 1 ms before the next whole second; the reads take longer */
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, 0) != 0) continue;
+  for (i = 0; i < 200000; ++i) {
+    before = real_ns();
+    v = read();
+    after = real_ns();
+    if (v < previous) ++backwards;
+    if (2 * v < 5 * before - 2 || 2 * v > 5 * after + 2) {
+      ++outside;
+      if (v - before * 5 / 2 > worst || before * 5 / 2 - v > worst) worst = v > before * 5 / 2 ? v - before * 5 / 2 : before * 5 / 2 - v;
+    }
+    previous = v;
+  }
+  check(read == cpucycles_read_clock && !backwards && !outside, "monotonic_scaled_read_exact_across_seconds",
+        "%s, %d steps back, %d of 200000 outside the clock reads (worst %lld cycles), ended %lld ns past %lld s",
+        read == cpucycles_read_clock ? "clock read" : "not the clock read", backwards, outside, worst,
+        after % 1000000000LL, after / 1000000000LL);
+}
+
 int main(void)
 {
   (void) skip; (void) fake_stepper; (void) fake_trapper; /* shared helpers this test has no use for */
@@ -188,5 +226,6 @@ int main(void)
   extend32_measured_raw();
   measured_persecond();
   failed_keeps_scaling();
+  monotonic_clock_read();
   return checks_failed();
 }

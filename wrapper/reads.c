@@ -1,0 +1,135 @@
+/* The read functions cpucycles() may point at besides a counter's own
+   ticks: an off-core clock scaled to cycles, and a 32-bit counter extended
+   to 64 bits.  What they need is set at selection and published once, by
+   a pointer stored with release and loaded with acquire, so a thread that
+   found cpucycles already set (a plain load) still sees it whole; arm64
+   and POWER could otherwise show it stale.  The precision test reads
+   through a setting of its own that is never published: a candidate's
+   scaling is never what another thread sees. */
+#define _POSIX_C_SOURCE 200809L
+#include <time.h>
+#include "internal.h"
+
+#define WRAP 4294967296.0
+
+struct reading {
+  long long (*raw)(void);
+  unsigned long long mult; /* scaled: base + (ticks - from) * mult >> shift */
+  int shift;
+  long long from, base;
+  long long sec0, per_second; /* the monotonic clock: seconds apart from nanoseconds */
+  double ticks_per_ns;        /* extended: the counter's rate, and its start */
+  long long start_value, start_ns;
+};
+static struct reading trial, chosen;
+static const struct reading *published;
+
+static const struct reading *reading(void)
+{
+  const struct reading *r;
+  /* null only for the moment before the publishing store is seen */
+  while (!(r = __atomic_load_n(&published, __ATOMIC_ACQUIRE))) continue;
+  return r;
+}
+
+/* In integers as kernel clocksources scale: 32 significant bits of the
+   scaling, and no overflow for any gap whose result fits (the product is
+   taken in two 32-bit halves).  from is the ticks seen at selection; base
+   is from scaled (modulo 2^62), so that two processes get comparable
+   counts. */
+static unsigned long long scale_up(const struct reading *r, unsigned long long d)
+{
+  unsigned long long hi = (d >> 32) * r->mult, lo = (d & 0xffffffffULL) * r->mult;
+  return (hi << (32 - r->shift)) + (lo >> r->shift);
+}
+
+static long long scaled(const struct reading *r)
+{
+  unsigned long long d = (unsigned long long) (r->raw() - r->from);
+  if (d < 1ULL << 32) return r->base + (long long) ((d * r->mult) >> r->shift); /* the usual gap */
+  return r->base + ((long long) d >= 0 ? (long long) scale_up(r, d) : -(long long) scale_up(r, 0ULL - d));
+}
+
+/* default-monotonic: the clock read here rather than through its ticks(),
+   a call less per read.  Whole seconds scale exactly; nanoseconds
+   (below 2^30) times mult (below 2^32) cannot overflow, and their error
+   stays below one cycle per second's step, so counts never go back. */
+static long long clock_scaled(const struct reading *r)
+{
+  struct timespec t;
+  if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return r->base;
+  return r->base + (t.tv_sec - r->sec0) * r->per_second + (long long) (((unsigned long long) t.tv_nsec * r->mult) >> r->shift);
+}
+
+long long cpucycles_read_scaled(void) { return scaled(reading()); }
+long long cpucycles_read_clock(void) { return clock_scaled(reading()); }
+static long long trial_scaled(void) { return scaled(&trial); }
+static long long trial_clock(void) { return clock_scaled(&trial); }
+
+/* A 32-bit counter extended to 64 bits: the clock says how many ticks
+   should have passed since this thread's previous read, at the counter's
+   own rate measured at selection, which says how many times the low 32
+   bits wrapped. */
+static CPUCYCLES_THREAD long long last_value, last_ns;
+static CPUCYCLES_THREAD int last_set;
+
+long long cpucycles_read_extended(void)
+{
+  const struct reading *r = reading();
+  unsigned long long low = (unsigned long long) r->raw() & 0xffffffffULL;
+  long long now = cpucycles_os_nanoseconds();
+  long long value = last_set ? last_value : r->start_value;
+  long long then = last_set ? last_ns : r->start_ns;
+  long long moved = (long long) ((low - (unsigned long long) value) & 0xffffffffULL);
+  double wraps = ((double) (now - then) * r->ticks_per_ns - (double) moved) / WRAP + 0.5;
+
+  value += moved + (wraps < 1 ? 0 : (long long) wraps) * 4294967296LL;
+  last_value = value;
+  last_ns = now;
+  last_set = 1;
+  return value;
+}
+
+/* The scaling of ticks into r; 1 if it reads the monotonic clock itself */
+static int set_scale(struct reading *r, long long (*ticks)(void), double scaling, int clock)
+{
+  struct timespec t;
+  r->raw = ticks;
+  for (r->shift = 32; r->shift > 0 && scaling * (double) (1ULL << r->shift) >= WRAP; --r->shift) continue;
+  r->mult = (unsigned long long) (scaling * (double) (1ULL << r->shift) + 0.5);
+  if (clock && clock_gettime(CLOCK_MONOTONIC, &t) == 0) {
+    r->sec0 = t.tv_sec;
+    r->per_second = (long long) (scaling * 1e9 + 0.5);
+    r->base = (long long) (((unsigned long long) t.tv_sec * (unsigned long long) r->per_second) & ((1ULL << 62) - 1));
+    return 1;
+  }
+  r->from = ticks();
+  /* positive, and the same in every process (the product mod 2^64 is exact) */
+  r->base = r->from > 0 ? (long long) (scale_up(r, (unsigned long long) r->from) & ((1ULL << 62) - 1)) : 0;
+  return 0;
+}
+
+long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void)
+{
+  if (scaling == 1) return ticks;
+  return set_scale(&trial, ticks, scaling, clock) ? trial_clock : trial_scaled;
+}
+
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void)
+{
+  struct reading *r = &chosen;
+  long long (*read)(void) = ticks;
+  __atomic_store_n(&published, 0, __ATOMIC_RELAXED); /* a new selection after unloading */
+  if (only32) {
+    r->raw = ticks;
+    r->ticks_per_ns = hz / 1e9;
+    r->start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
+    r->start_ns = cpucycles_os_nanoseconds();
+    last_set = 0;
+    read = cpucycles_read_extended;
+  } else if (scaling != 1) {
+    read = set_scale(r, ticks, scaling, clock) ? cpucycles_read_clock : cpucycles_read_scaled;
+  }
+  __atomic_store_n(&published, r, __ATOMIC_RELEASE);
+  return read;
+}
