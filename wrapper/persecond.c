@@ -23,6 +23,10 @@
    line of s390x and the "timebase" line of POWER with thousands of CPUs,
    and a bound on a hostile file. */
 #define CPUINFO_MOST 4194304L
+/* Its first piece is shorter: x86, POWER and LoongArch name the rate
+   within the first CPU's lines, and the kernel makes only the lines a
+   read asks for (each CPU's cost more on a machine with many). */
+#define CPUINFO_FIRST 1024
 
 #define SYSFS_CPU0 "/sys/devices/system/cpu/cpu0/"
 
@@ -190,7 +194,8 @@ static long long from_cpuinfo(char *text, size_t size, const char **words)
 {
   long offset = 0, n;
   char *piece;
-  while ((n = cpucycles_read_lines("/proc/cpuinfo", &offset, CPUINFO_MOST, text, size, &piece)) > 0) {
+  while ((n = cpucycles_read_lines("/proc/cpuinfo", &offset, CPUINFO_MOST, text,
+                                   offset ? size : CPUINFO_FIRST + 1, &piece)) > 0) {
     const char *line = piece, *end = piece + n;
     while (line < end) {
       const char *eol = memchr(line, '\n', (size_t) (end - line));

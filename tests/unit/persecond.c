@@ -16,11 +16,12 @@
 #define ETC "/etc/cpucyclespersecond"
 #define CPUFREQ "/sys/devices/system/cpu/cpu0/cpufreq/"
 #define PIECE 4096 /* the estimate reads files a piece this long at a time */
+#define FIRST 1024 /* but /proc/cpuinfo's first piece this long */
 
 /* The fake machine: path -> content; a missing entry does not exist. */
 static const char *etc, *setspeed, *max_freq, *hw_max_freq, *clock_tick, *cpuinfo, *env;
 static const char *fifo;    /* a real path /etc/cpucyclespersecond stands for */
-static long cpuinfo_reads;
+static long cpuinfo_reads, cpuinfo_bytes;
 static const char *cpuinfo_later; /* cpuinfo as later reads see it (0: the same) */
 
 static long fixture(const char *path, long offset, char *buf, size_t size)
@@ -35,7 +36,11 @@ static long fixture(const char *path, long offset, char *buf, size_t size)
   if (!strcmp(path, CPUFREQ "cpuinfo_max_freq")) text = hw_max_freq;
   if (!strcmp(path, "/sys/devices/system/cpu/cpu0/clock_tick")) text = clock_tick;
   if (!strcmp(path, "/proc/cpuinfo")) {
+    long n;
     text = cpuinfo_reads++ && cpuinfo_later ? cpuinfo_later : cpuinfo;
+    n = serve_text(text, offset, buf, size);
+    if (n > 0) cpuinfo_bytes += n;
+    return n;
   }
   return serve_text(text, offset, buf, size);
 }
@@ -49,7 +54,7 @@ static void machine(const char *e, const char *s, const char *c, const char *v)
 {
   etc = e; max_freq = s; cpuinfo = c; env = v; /* read afresh by every estimate */
   setspeed = hw_max_freq = clock_tick = cpuinfo_later = fifo = 0;
-  cpuinfo_reads = 0;
+  cpuinfo_reads = cpuinfo_bytes = 0;
 }
 
 static void expect(const char *name, long long want, const char *want_source)
@@ -172,7 +177,7 @@ static void read_limits(void)
   static char big[3 * 1024 * 1024];
   const char *line = "cpu MHz\t\t: 2596.122\n";
   size_t n, pad;
-  int cut = 0, missed = 0;
+  int cut = 0, missed = 0, k;
 
   memset(big, ' ', 120);
   strcpy(big + 120, "2400000000\n");
@@ -195,12 +200,11 @@ static void read_limits(void)
   machine(big, 0, 0, "2000000000");
   expect("etc_number_cut_by_the_limit_ignored", 2000000000LL, "env");
 
-  /* the cpu MHz line at every place around the first two piece ends (and
-     the old 8 KiB limit): always read whole, never "25" */
-  for (pad = PIECE - 40; pad < 2 * PIECE + 40; ++pad) {
+  /* the cpu MHz line at every place from before the end of the first
+     (short) piece to past 8 KiB: always read whole, never "25" */
+  for (pad = FIRST - 40; pad < 2 * PIECE + 40; ++pad) {
     const char *source;
     long long hz;
-    if (pad > PIECE + 40 && pad < 2 * PIECE - 40) continue;
     machine(0, 0, padded(big, pad, line), "2000000000");
     hz = cpucycles_persecond_estimate(&source);
     if (hz != 2596122000LL && hz != 2000000000LL) ++cut;
@@ -257,6 +261,20 @@ static void read_limits(void)
                                    "cpu MHz dynamic : 5200\ncpu MHz static  : 5200\n", pad, pad);
   machine(0, 0, big, "2000000000");
   expect("cpuinfo_s390x_1000_cpus", 5200000000LL, "cpuinfo /proc/cpuinfo cpu MHz static");
+
+  /* x86 with 256 processors (1.4 KB each): the rate is in the first
+     processor's lines, and no more than the first piece is read */
+  for (n = 0, pad = 0; pad < 256; ++pad) {
+    n += (size_t) sprintf(big + n, "processor\t: %zu\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
+                                   "model name\t: AMD EPYC 7713 64-Core Processor\nstepping\t: 1\n"
+                                   "microcode\t: 0xa0011d1\ncpu MHz\t\t: 2096.028\ncache size\t: 512 KB\nflags\t\t:", pad);
+    for (k = 0; k < 150; ++k) n += (size_t) sprintf(big + n, " flag%d", k);
+    n += (size_t) sprintf(big + n, "\nbogomips\t: 4192.05\n\n");
+  }
+  machine(0, 0, big, "2000000000");
+  expect("cpuinfo_x86_256_cpus", 2096028000LL, "cpuinfo /proc/cpuinfo cpu MHz");
+  check(cpuinfo_bytes <= FIRST && cpuinfo_reads == 1, "cpuinfo_x86_256_cpus_reads_first_piece_only",
+        "%ld bytes in %ld reads of a %zu-byte file", cpuinfo_bytes, cpuinfo_reads, n);
 
   /* an arm64 server without a key: the whole file is read, then env */
   for (n = 0, pad = 0; pad < 1000; ++pad)
