@@ -41,17 +41,30 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 const char *cpucycles_words(struct cpucycles_probe *probe);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
-   starts with: 1 and *value, or 0 where there is no such file or number. */
+   starts with (a sign allowed): 1 and *value, or 0 where there is no such
+   file or number. */
 int cpucycles_read_knob(const char *path, long *value);
 #define CPUCYCLES_PERF_USER_ACCESS "/proc/sys/kernel/perf_user_access"
+
+/* The one number parser: "DIGITS[.DIGITS]" at s, and where exponent is
+   set also "2.4e9" forms, times 10^exp10, rounded half up, into *out,
+   exactly.  Returns the first character after the number, or 0 if there
+   is no digit, a bare exponent mark, or a value past 10^18. */
+const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out);
 
 /* The next piece of path, from *offset on (which it advances), that holds
    only whole lines, read into text: its length and, in *piece, its start
    (the byte after it is NUL); 0 at the end, on an error, or past most
-   bytes.  For files too long for one buffer, such as /proc/cpuinfo on a
-   machine with many CPUs; a line cut by the buffer is never read as a
-   shorter one (cpucycles/probe.c). */
+   bytes.  A line cut by the buffer is never read as a shorter one. */
 long cpucycles_read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece);
+
+/* The first nonzero value(VALUE, eol) over the lines
+   "KEY<blanks>:<blanks>VALUE" of /proc/cpuinfo whose KEY is keys[*key]
+   (the list ends with 0), eol being the line's end; read into text (size
+   bytes, the first piece at most first), no further than most bytes; 0
+   if none. */
+long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
+                            char *text, size_t size, size_t first, long most, int *key);
 
 /* One row of the counter table, generated from cpucycles/options in list
    order with the counters that compiled for this host. */

@@ -2,8 +2,6 @@
    it in /proc/cpuinfo, after every processor's lines ("timebase :
    512000000"), so past 100 KiB on a machine with 1000 CPUs; reading it
    spares the first call a measurement. */
-#include <stdlib.h>
-#include <string.h>
 #include "counter.h"
 
 #define PPC_CPUINFO_BYTES 65536    /* /proc/cpuinfo is read a piece at a time ... */
@@ -11,35 +9,22 @@
 #define PPC_TIMEBASE_LEAST 1000          /* below 1 kHz or ... */
 #define PPC_TIMEBASE_MOST 1000000000000LL /* ... above 1 THz: no real time base */
 
-/* The rate on the line "timebase<blanks>:<blanks>DIGITS<blanks>", or 0. */
-static inline long long ppc_timebase_parse(const char *text)
+/* The rate on a line "timebase<blanks>:<blanks>DIGITS<blanks>", or 0. */
+static inline long long ppc_timebase_value(const char *s, const char *eol)
 {
-  const char *line;
-  for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : 0) {
-    const char *s = line + 8;
-    char *end;
-    long long hz;
-    if (strncmp(line, "timebase", 8)) continue;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (*s++ != ':') continue;
-    while (*s == ' ' || *s == '\t') ++s;
-    if (*s < '0' || *s > '9') return 0;
-    hz = strtoll(s, &end, 10);
-    while (*end == ' ' || *end == '\t' || *end == '\r') ++end;
-    return (*end == 0 || *end == '\n') && hz >= PPC_TIMEBASE_LEAST && hz <= PPC_TIMEBASE_MOST ? hz : 0;
-  }
-  return 0;
+  long long hz;
+  if (!(s = cpucycles_decimal(s, 0, 0, &hz)) || *(s - 1) < '0' || *(s - 1) > '9') return 0;
+  while (s < eol && (*s == ' ' || *s == '\t' || *s == '\r')) ++s;
+  return s == eol && hz >= PPC_TIMEBASE_LEAST && hz <= PPC_TIMEBASE_MOST ? hz : 0;
 }
 
-/* /proc/cpuinfo in pieces of whole lines (cpucycles_read_lines). */
+/* /proc/cpuinfo in pieces of whole lines (cpucycles_cpuinfo). */
 static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
 {
+  static const char *const keys[] = { "timebase", 0 };
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
-  long offset = 0;
-  long long hz = 0;
-  char *piece;
-  while (!hz && cpucycles_read_lines("/proc/cpuinfo", &offset, PPC_CPUINFO_MOST, text, sizeof text, &piece) > 0)
-    hz = ppc_timebase_parse(piece);
+  int key;
+  long long hz = cpucycles_cpuinfo(keys, ppc_timebase_value, text, sizeof text, sizeof text, PPC_CPUINFO_MOST, &key);
   if (hz > 0) {
     cpucycles_say(probe, "rate from the timebase line of /proc/cpuinfo");
     return hz;

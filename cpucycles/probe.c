@@ -1,6 +1,6 @@
-/* What counters' setups share (counter.h): the words a setup reports
-   through its probe, the knobs it reads, and long files read in pieces
-   of whole lines (also the frequency estimate's /proc/cpuinfo). */
+/* What counters' setups and the frequency estimate share (counter.h):
+   the words a setup reports through its probe, the one number parser,
+   the knobs, and /proc/cpuinfo read in pieces of whole lines. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,12 +49,105 @@ const char *cpucycles_words(struct cpucycles_probe *probe)
   return probe->why;
 }
 
+/* Exact, in integers only, so every ISA gets the same bits: the first
+   SIGNIFICANT digits are kept as v, and v * 10^e is the number (digits
+   dropped after them can only decide a rounding that v's own remainder
+   already decides). */
+#define SIGNIFICANT 18 /* decimal digits kept: 10^18 < 2^63 */
+#define DECIMAL_LIMIT 100000000000000000LL /* 10^17: one more digit still fits */
+#define EXPONENT_MOST 100000 /* an exponent beyond any rate: read no further */
+
+static int digit(char c)
+{
+  return c >= '0' && c <= '9';
+}
+
+const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out)
+{
+  long long v = 0, unit = 1;
+  long e = exp10;
+  int kept = 0, digits = 0, point = 0;
+
+  for (;; ++s) {
+    if (*s == '.' && !point) {
+      point = 1;
+      continue;
+    }
+    if (!digit(*s)) break;
+    ++digits;
+    if (kept == SIGNIFICANT) {
+      e += !point;
+      continue;
+    }
+    v = v * 10 + (*s - '0');
+    kept += v != 0;
+    e -= point;
+  }
+  if (!digits) return 0;
+  if (exponent && (*s == 'e' || *s == 'E')) {
+    long x = 0;
+    int negative = 0;
+    ++s;
+    if (*s == '+' || *s == '-') negative = *s++ == '-';
+    if (!digit(*s)) return 0;
+    for (; digit(*s); ++s)
+      if (x < EXPONENT_MOST) x = x * 10 + (*s - '0');
+    e += negative ? -x : x;
+  }
+  if (v && e > 0) {
+    for (; e > 0; --e) {
+      if (v >= DECIMAL_LIMIT) return 0;
+      v *= 10;
+    }
+  } else if (v && e < -SIGNIFICANT) {
+    v = 0; /* v < 10^18 is less than half of 10^19: rounds to 0 */
+  } else if (v && e < 0) {
+    for (; e < 0; ++e) unit *= 10;
+    v = v / unit + (v % unit >= unit / 2);
+  }
+  *out = v;
+  return s;
+}
+
 int cpucycles_read_knob(const char *path, long *value)
 {
-  char text[64], *end;
+  char text[64];
+  long long v;
+  int minus;
   if (cpucycles_os_read_text(path, 0, text, sizeof text) <= 0) return 0;
-  *value = strtol(text, &end, 10);
-  return end != text;
+  minus = text[0] == '-';
+  if (!cpucycles_decimal(text + minus, 0, 0, &v) || v > 1000000000) return 0;
+  *value = minus ? (long) -v : (long) v;
+  return 1;
+}
+
+static const char *blanks(const char *s)
+{
+  while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
+  return s;
+}
+
+long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
+                            char *text, size_t size, size_t first, long most, int *key)
+{
+  long offset = 0, n;
+  char *piece;
+  while ((n = cpucycles_read_lines("/proc/cpuinfo", &offset, most, text, offset ? size : first, &piece)) > 0) {
+    const char *line = piece, *end = piece + n;
+    for (; line < end; ++line) {
+      const char *eol = memchr(line, '\n', (size_t) (end - line)), *s;
+      long long got;
+      if (!eol) eol = end;
+      for (*key = 0; keys[*key]; ++*key) {
+        size_t length = strlen(keys[*key]);
+        if ((size_t) (eol - line) <= length || strncmp(line, keys[*key], length)) continue;
+        s = blanks(line + length);
+        if (*s == ':' && (got = value(blanks(s + 1), eol))) return got;
+      }
+      line = eol;
+    }
+  }
+  return 0;
 }
 
 /* The next piece of path that holds only whole lines, read into text from
