@@ -330,18 +330,18 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
 
 static volatile long spin; /* the setup test's work, kept by volatile */
 
-/* Whether read(2) around some work sees counting; the rate since the
-   event opened at opened (a few microseconds of spin alone are too short
-   for a rate). */
-static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, long long opened)
+/* Whether read(2) around some work sees counting, and the rate it saw.
+   The clock is read first: its first read may fault its page in, which
+   the count must not see without the time seeing it too. */
+static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  long long before = sum(c, t), after, now;
+  long long start = cpucycles_os_nanoseconds(), before = sum(c, t), after, now;
   long i;
   for (i = 0; i < SETUP_SPIN; ++i) spin += i;
   after = sum(c, t);
   now = cpucycles_os_nanoseconds();
   if (before < 0 || after <= before) return 0;
-  c->per_ns = now > opened ? (double) after / (double) (now - opened) : 1;
+  c->per_ns = now > start ? (double) (after - before) / (double) (now - start) : 1;
   return 1;
 }
 
@@ -350,7 +350,6 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 {
   int err, atom_err;
   long atom;
-  long long opened;
 #ifdef CPUCYCLES_PERF_NO_THREADS
   cpucycles_say(probe, CPUCYCLES_PERF_NO_THREADS);
   return 0;
@@ -368,16 +367,13 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
                   atom, words(atom_err));
   t->base = t->last = t->last_ns = t->retry_ns = 0;
-  /* only now: a first call where perf has no event reads no clock (its
-     first read faults the clock's page in, 50 us in some guests) */
-  opened = cpucycles_os_nanoseconds();
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
   c->toggle = 0;
-  if (advances(c, t, opened)) return 1;
+  if (advances(c, t)) return 1;
   c->toggle = 1;
-  if (advances(c, t, opened)) {
+  if (advances(c, t)) {
     cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
     return 1;
   }

@@ -14,9 +14,7 @@
 
 #define PRECISION_CALLS 1000
 #define PRECISION_TRIES 10
-#define PRECISION_CHUNK 125            /* reads kept at a time (1 KB of stack) */
-#define PRECISION_BUDGET_NS 5000000LL  /* one counter's retries stop after 5 ms */
-#define RETRY_BUDGET_NS 20000000LL     /* all retries stop 20 ms after the first */
+#define RETRY_BUDGET_NS 20000000LL /* retries stop 20 ms after the selection's first */
 
 #define RATE_WINDOWS 3               /* a rate is timed over 3 windows ... */
 #define RATE_WINDOW_NS 1000000LL     /* ... of 1 ms each */
@@ -174,7 +172,7 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
 }
 
 /* Precision: PRECISION_CALLS reads must never decrease and must increase
-   at least once; PRECISION_TRIES chances within the retry budgets.  Returns
+   at least once; PRECISION_TRIES chances within the retry budget.  Returns
    the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
    with *fail. */
 static void add_step(long long step[], int seen[], long long s)
@@ -196,28 +194,22 @@ static void add_step(long long step[], int seen[], long long s)
 
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
 {
-  long long v[PRECISION_CHUNK], own = 0; /* this counter's first retry */
-  int try, i, k;
+  static long long v[PRECISION_CALLS]; /* one selection at a time (once()) */
+  int try, i;
 
   for (try = 0; try < PRECISION_TRIES; ++try) {
-    long long step[STEPS_KEPT] = { 0 }, last = 0;
+    long long step[STEPS_KEPT] = { 0 };
     int seen[STEPS_KEPT] = { 0 }, decreased = 0;
     if (try) {
       /* the clock is read only for a retry: most counters pass at once */
       long long now = cpucycles_os_nanoseconds();
-      if (!own) own = now;
       if (!*first_retry) *first_retry = now;
-      if (now - own > PRECISION_BUDGET_NS || now - *first_retry > RETRY_BUDGET_NS) break;
+      if (now - *first_retry > RETRY_BUDGET_NS) break;
     }
-    for (k = 0; k < PRECISION_CALLS; k += PRECISION_CHUNK) {
-      for (i = 0; i < PRECISION_CHUNK; ++i) v[i] = read();
-      /* the step across chunks includes our loop: order only */
-      if (k && v[0] < last) decreased = 1;
-      for (i = 1; i < PRECISION_CHUNK; ++i) {
-        if (v[i] < v[i - 1]) decreased = 1;
-        if (v[i] > v[i - 1]) add_step(step, seen, v[i] - v[i - 1]);
-      }
-      last = v[PRECISION_CHUNK - 1];
+    for (i = 0; i < PRECISION_CALLS; ++i) v[i] = read();
+    for (i = 1; i < PRECISION_CALLS; ++i) {
+      if (v[i] < v[i - 1]) decreased = 1;
+      if (v[i] > v[i - 1]) add_step(step, seen, v[i] - v[i - 1]);
     }
     *fail = decreased ? "went backwards in every try" : "never moved in every try";
     if (!decreased && step[0]) {

@@ -94,23 +94,24 @@ static void bad_counters(void)
         fakes[0].closes, fakes[1].closes);
 }
 
-/* The retry budgets, on fake time: a counter stops retrying 5 ms after its
-   first retry, and the whole selection stops retrying 20 ms after its
-   first retry anywhere, whatever the number of slow, bad counters. */
+/* The retry budget, on fake time: the selection stops retrying 20 ms
+   after its first retry anywhere, whatever the number of slow, bad
+   counters. */
 static void budgets(void)
 {
   long long began;
   int i, dropped = 0;
 
-  /* 2 us per read, 2 ms per try: tries 0 to 3, then 6 ms > 5 ms */
+  /* 3 us per read, 3 ms per try: the first retry at 3 ms, tries 0 to 7,
+     then 24 - 3 ms > 20 ms */
   fake_reset();
-  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_STUCK; fakes[0].advance_ns = 2000;
+  fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_STUCK; fakes[0].advance_ns = 3000;
   run(1, 1000000000);
-  check(s.trace[0].precision == 0 && fakes[0].calls == 4 * 1000, "slow_counter_stops_retrying_after_5ms",
+  check(s.trace[0].precision == 0 && fakes[0].calls == 8 * 1000, "slow_counter_stops_retrying_after_20ms",
         "precision %lld after %lld reads", s.trace[0].precision, fakes[0].calls);
 
-  /* eight counters of 1 us reads that never move: 6 ms each on their own
-     budgets (48 ms), about 26 ms with the selection's budget */
+  /* eight counters of 1 us reads that never move: 10 ms each without a
+     budget (80 ms), about 26 ms with the selection's budget */
   fake_reset();
   for (i = 0; i < FAKES; ++i) {
     fakes[i].setup = CPUCYCLES_CYCLECOUNTER;
