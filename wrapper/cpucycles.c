@@ -26,26 +26,9 @@ static long long first_call(void);
 long long (*cpucycles)(void) = first_call;
 
 /* The ABI makes cpucycles a plain data pointer that callers load without
-   synchronisation, so the one store of the chosen function races, in the
-   C memory model, with a caller's load in another thread.  The race is
-   benign (one aligned pointer store, release; a caller that still sees
-   first_call waits with an acquire load), and ThreadSanitizer builds are
-   told about exactly this pointer (tests/integration/tsan.sh). */
-#if defined(__SANITIZE_THREAD__)
-#define CPUCYCLES_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define CPUCYCLES_TSAN 1
-#endif
-#endif
-#ifdef CPUCYCLES_TSAN
-void AnnotateBenignRaceSized(const char *file, int line, const volatile void *mem,
-                             unsigned long size, const char *description);
-#define ABI_POINTER_RACE() \
-  AnnotateBenignRaceSized(__FILE__, __LINE__, &cpucycles, sizeof cpucycles, "cpucycles ABI pointer")
-#else
-#define ABI_POINTER_RACE()
-#endif
+   synchronisation: the one store of the chosen function (release; a
+   caller that still sees first_call waits with an acquire load) is a
+   benign race, which tests/tsan.supp tells ThreadSanitizer about. */
 
 #define NOT_STARTED 0
 #define RUNNING 1
@@ -197,7 +180,6 @@ static void print_trace(void);
 static void select_job(void)
 {
   struct cpucycles_select_options options;
-  ABI_POINTER_RACE();
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
   options.measure_all = trace_wanted;
