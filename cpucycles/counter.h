@@ -27,7 +27,6 @@
 struct cpucycles_probe {
   const char *say; /* why it skipped, or where its rate came from: %s %d %u %ld %lu only */
   union { long long n; const char *s; } arg[CPUCYCLES_SAY_ARGS]; /* strings must be static */
-  char why[CPUCYCLES_WHY]; /* the words, once cpucycles_words() made them */
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
@@ -37,8 +36,9 @@ struct cpucycles_probe {
 
 /* Keeps the words for probe, printf-style (cpucycles/probe.c) */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
-/* Makes them: probe->why, "" if nothing was said */
-const char *cpucycles_words(struct cpucycles_probe *probe);
+/* Makes them into text (CPUCYCLES_WHY bytes are enough): text, "" if
+   nothing was said */
+const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
    starts with (a sign allowed): 1 and *value, or 0 where there is no such

@@ -25,16 +25,16 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
   va_end(ap);
 }
 
-const char *cpucycles_words(struct cpucycles_probe *probe)
+const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size)
 {
   const char *f = probe->say ? probe->say : "";
-  size_t used = 0, size = sizeof probe->why;
+  size_t used = 0;
   int n = 0;
   for (; *f && used + 1 < size; ++f) {
     char number[24];
     const char *piece = number;
     if (*f != '%') {
-      probe->why[used++] = *f;
+      text[used++] = *f;
       continue;
     }
     f += 1 + (f[1] == 'l');
@@ -43,10 +43,10 @@ const char *cpucycles_words(struct cpucycles_probe *probe)
       piece = n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].s : "";
     else
       snprintf(number, sizeof number, "%lld", n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].n : 0);
-    while (*piece && used + 1 < size) probe->why[used++] = *piece++;
+    while (*piece && used + 1 < size) text[used++] = *piece++;
   }
-  probe->why[used] = 0;
-  return probe->why;
+  text[used] = 0;
+  return text;
 }
 
 /* Exact, in integers only, so every ISA gets the same bits: the first

@@ -289,8 +289,9 @@ static void print_trace(void)
     printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
   }
   for (i = 0; i < s->count; ++i) {
-    struct cpucycles_trace *t = &s->trace[i];
-    const char *why = cpucycles_words(&t->probe);
+    const struct cpucycles_trace *t = &s->trace[i];
+    char text[CPUCYCLES_WHY];
+    const char *why = cpucycles_words(&t->probe, text, sizeof text);
     double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", cpucycles_counters[i].name);
     if (i == s->chosen && t->precision)

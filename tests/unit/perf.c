@@ -19,6 +19,16 @@ int main(void)
 #include "perf.h"
 #include "x86.h"
 
+/* a probe's words, made (the last two stay valid at once) */
+static const char *words(const struct cpucycles_probe *probe)
+{
+  static char text[2][CPUCYCLES_WHY];
+  static int k;
+  k = !k;
+  return cpucycles_words(probe, text[k], sizeof text[k]);
+}
+
+
 #if defined(__x86_64__) || defined(__i386__)
 #define X86_FORGET() cpucycles_x86_forget()
 #else
@@ -234,7 +244,7 @@ static long long probe(const struct cpucycles_counter *c, const char **says)
   table[0].close = c->close;
   cpucycles_select(table, 1, &options, &s);
   probed = s.trace[0].probe;
-  *says = cpucycles_words(&s.trace[0].probe);
+  *says = words(&s.trace[0].probe);
   return s.trace[0].setup;
 }
 
@@ -410,14 +420,14 @@ static void user_access(void)
 {
   struct cpucycles_probe said;
   int ok = user_counter("0\n", &said);
-  check(!ok && opens == 0 && has(cpucycles_words(&said), "perf_user_access is 0"), "perf_user_access_0_refused",
-        "%s after %d opens, says '%s'", ok ? "accepted" : "refused", opens, cpucycles_words(&said));
+  check(!ok && opens == 0 && has(words(&said), "perf_user_access is 0"), "perf_user_access_0_refused",
+        "%s after %d opens, says '%s'", ok ? "accepted" : "refused", opens, words(&said));
   ok = user_counter("1\n", &said);
   check(ok == 2, "perf_user_access_1_accepted", "%s (%d opens, %d open, %d maps), says '%s'",
-        ok ? "accepted but fds or page wrong" : "refused", opens, still_open(), mapped, cpucycles_words(&said));
+        ok ? "accepted but fds or page wrong" : "refused", opens, still_open(), mapped, words(&said));
   ok = user_counter(0, &said);
   check(ok == 2, "perf_user_access_absent_accepted", "%s (%d opens, %d open, %d maps), says '%s'",
-        ok ? "accepted but fds or page wrong" : "refused", opens, still_open(), mapped, cpucycles_words(&said));
+        ok ? "accepted but fds or page wrong" : "refused", opens, still_open(), mapped, words(&said));
 
   /* the page refusing to map leaves nothing open */
   {
@@ -428,9 +438,9 @@ static void user_access(void)
     memset(&said, 0, sizeof said);
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
-    check(!ok && opens == 1 && still_open() == 0 && t.fds == 0 && has(cpucycles_words(&said), "mmap"),
+    check(!ok && opens == 1 && still_open() == 0 && t.fds == 0 && has(words(&said), "mmap"),
           "user_counter_map_failure_closes", "%s after %d opens, %d open, says '%s'",
-          ok ? "accepted" : "refused", opens, still_open(), cpucycles_words(&said));
+          ok ? "accepted" : "refused", opens, still_open(), words(&said));
   }
 
   /* a page that names no counter: user reads are off (arm64 with
@@ -443,8 +453,8 @@ static void user_access(void)
     memset(&said, 0, sizeof said);
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
-    check(!ok && still_open() == 0 && mapped == 0 && has(cpucycles_words(&said), "index 0"), "user_counter_index_0_skips",
-          "%s, %d open, %d mapped, says '%s'", ok ? "accepted" : "refused", still_open(), mapped, cpucycles_words(&said));
+    check(!ok && still_open() == 0 && mapped == 0 && has(words(&said), "index 0"), "user_counter_index_0_skips",
+          "%s, %d open, %d mapped, says '%s'", ok ? "accepted" : "refused", still_open(), mapped, words(&said));
   }
 }
 
@@ -609,8 +619,8 @@ static void open_fallbacks(void)
   machine(AMD);
   open_errno = EACCES;
   fds = open_cycles(&said);
-  check(fds < 0 && opens == 4 && has(cpucycles_words(&said), "EACCES") && still_open() == 0, "eacces_everywhere_tries_all_four",
-        "%d fds after %d calls, says '%s'", fds, opens, cpucycles_words(&said));
+  check(fds < 0 && opens == 4 && has(words(&said), "EACCES") && still_open() == 0, "eacces_everywhere_tries_all_four",
+        "%d fds after %d calls, says '%s'", fds, opens, words(&said));
 
   machine(AMD);
   open_errno = ENOENT;
@@ -620,8 +630,8 @@ static void open_fallbacks(void)
   /* the kernel said it has no cycles event: no perf counter asks again */
   machine(AMD);
   fds = open_cycles(&said);
-  check(fds < 0 && opens == 0 && has(cpucycles_words(&said), "ENOENT"), "enoent_remembered_no_second_call",
-        "%d fds after %d calls, says '%s'", fds, opens, cpucycles_words(&said));
+  check(fds < 0 && opens == 0 && has(words(&said), "ENOENT"), "enoent_remembered_no_second_call",
+        "%d fds after %d calls, says '%s'", fds, opens, words(&said));
 
   if (pe) {
     const char *says;
