@@ -1,13 +1,16 @@
 /* The read functions cpucycles() may point at besides a counter's own
    ticks: an off-core clock scaled to cycles, and a 32-bit counter extended
-   to 64 bits.  What they need is set at selection and published once, by
-   a pointer stored with release and loaded with acquire, so a thread that
-   found cpucycles already set (a plain load) still sees it whole; arm64
-   and POWER could otherwise show it stale.  The precision test reads
-   through a setting of its own that is never published: a candidate's
-   scaling is never what another thread sees. */
+   to 64 bits.  What they need is set at selection, before the release
+   store of cpucycles; each read loads cpucycles again with acquire, so a
+   thread that found it already set (the caller's plain load) sees the
+   setting whole (on x86 a plain load; arm64 and POWER could otherwise
+   show it stale).
+   The precision test reads through a setting of its own, which no other
+   thread can reach: a candidate's scaling is never what another thread
+   sees. */
 #define _POSIX_C_SOURCE 200809L
 #include <time.h>
+#include "cpucycles.h"
 #include "internal.h"
 
 #define WRAP 4294967296.0
@@ -22,14 +25,11 @@ struct reading {
   long long start_value, start_ns;
 };
 static struct reading trial, chosen;
-static const struct reading *published;
 
 static const struct reading *reading(void)
 {
-  const struct reading *r;
-  /* null only for the moment before the publishing store is seen */
-  while (!(r = __atomic_load_n(&published, __ATOMIC_ACQUIRE))) continue;
-  return r;
+  (void) __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE);
+  return &chosen;
 }
 
 /* In integers as kernel clocksources scale: 32 significant bits of the
@@ -119,7 +119,6 @@ long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int onl
 {
   struct reading *r = &chosen;
   long long (*read)(void) = ticks;
-  __atomic_store_n(&published, 0, __ATOMIC_RELAXED); /* a new selection after unloading */
   if (only32) {
     r->raw = ticks;
     r->ticks_per_ns = hz / 1e9;
@@ -130,6 +129,5 @@ long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int onl
   } else if (scaling != 1) {
     read = set_scale(r, ticks, scaling, clock) ? cpucycles_read_clock : cpucycles_read_scaled;
   }
-  __atomic_store_n(&published, r, __ATOMIC_RELEASE);
-  return read;
+  return read; /* the caller's release store of cpucycles publishes r */
 }
