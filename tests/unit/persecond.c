@@ -177,7 +177,7 @@ static void read_limits(void)
   static char big[3 * 1024 * 1024];
   const char *line = "cpu MHz\t\t: 2596.122\n";
   size_t n, pad;
-  int cut = 0, missed = 0, k;
+  int cut = 0, missed = 0;
 
   memset(big, ' ', 120);
   strcpy(big + 120, "2400000000\n");
@@ -264,13 +264,7 @@ static void read_limits(void)
 
   /* x86 with 256 processors (1.4 KB each): the rate is in the first
      processor's lines, and no more than the first piece is read */
-  for (n = 0, pad = 0; pad < 256; ++pad) {
-    n += (size_t) sprintf(big + n, "processor\t: %zu\nvendor_id\t: AuthenticAMD\ncpu family\t: 25\nmodel\t\t: 1\n"
-                                   "model name\t: AMD EPYC 7713 64-Core Processor\nstepping\t: 1\n"
-                                   "microcode\t: 0xa0011d1\ncpu MHz\t\t: 2096.028\ncache size\t: 512 KB\nflags\t\t:", pad);
-    for (k = 0; k < 150; ++k) n += (size_t) sprintf(big + n, " flag%d", k);
-    n += (size_t) sprintf(big + n, "\nbogomips\t: 4192.05\n\n");
-  }
+  n = serve_x86_cpuinfo(big, 256);
   machine(0, 0, big, "2000000000");
   expect("cpuinfo_x86_256_cpus", 2096028000LL, "cpuinfo /proc/cpuinfo cpu MHz");
   check(cpuinfo_bytes <= FIRST && cpuinfo_reads == 1, "cpuinfo_x86_256_cpus_reads_first_piece_only",

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "check.h"
 #include "fake.h"
+#include "serve.h"
 
 static struct cpucycles_selection s;
 
@@ -263,6 +264,48 @@ static void wanted(void)
   check(s.chosen == 1 && s.wanted_refused, "wanted_unknown_name_refused", "chosen %d", s.chosen);
 }
 
+/* The 16-core guest's case: a TSC whose step (30) lets the monotonic
+   clock win on paper, so the clock is measured, and persecond comes
+   through the seam from the /proc/cpuinfo of 256 processors.  The first
+   call stays bounded: the estimate made once, from the first 1 KB; one
+   try of 1000 reads per counter; no clock read but the counters' own. */
+static const char *cpuinfo_text;
+static long cpuinfo_bytes;
+
+static long cpuinfo_only(const char *path, long offset, char *buf, size_t size)
+{
+  long n = serve_text(strcmp(path, "/proc/cpuinfo") ? 0 : cpuinfo_text, offset, buf, size);
+  if (n > 0) cpuinfo_bytes += n;
+  return n;
+}
+
+static void clock_measured_with_many_cpus(void)
+{
+  static char text[400000];
+  struct cpucycles_select_options options;
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 30);
+  fakes[1].setup = 1000000000;
+  fakes[1].kind = FAKE_CLOCK;
+  fakes[1].ticks_per_ns = 1;
+  fakes[1].advance_ns = 30;
+  serve_x86_cpuinfo(text, 256);
+  cpuinfo_text = text;
+  cpuinfo_bytes = 0;
+  fake_os.read_text = cpuinfo_only;
+  options.persecond = cpucycles_persecond_estimate;
+  options.wanted = 0;
+  options.measure_all = 0;
+  cpucycles_select(fake_table, 2, &options, &s);
+  fake_os.read_text = 0;
+  check(s.trace[1].precision > 0 && s.persecond == 2096028000LL && cpuinfo_bytes <= 1024 &&
+        fakes[0].calls == 1000 && fakes[1].calls == 1001 && fake_clock_reads == 0, /* 1: the scaling's base */
+        "clock_measured_with_256_cpus_stays_bounded",
+        "clock precision %lld, persecond %lld from %s after %ld bytes of /proc/cpuinfo, %lld and %lld reads, %lld clock reads",
+        s.trace[1].precision, s.persecond, s.persecond_source, cpuinfo_bytes, fakes[0].calls, fakes[1].calls,
+        fake_clock_reads);
+}
+
 int main(void)
 {
   crashes();
@@ -272,6 +315,7 @@ int main(void)
   wanted();
   bad_counters();
   tables();
+  clock_measured_with_many_cpus();
   last_resort();
   return checks_failed();
 }
