@@ -104,13 +104,15 @@ fi
 # leaves its mark), the shared library's do not; both install; a client
 # links against the installed archive and runs.
 stage=$d/stage
+# (these makes run without -j: the static compiles are shown by the
+# shell's trace, which parallel jobs would cut into pieces)
 static_only() { # LOG: something was compiled, and only the archive's objects
   [ "$(compiles "$1")" -gt 0 ] && ! grep -- ' -c ' "$1" | grep -v ' -o build/[a-z0-9]*/obj/static/'
 }
 if ! ./configure --noclean --prefix=/usr STATIC_CFLAGS='-O2 -g' > conf.out 2>&1 ||
    ! grep -q '^configure: STATIC_CFLAGS=-O2 -g ' conf.out; then
   fail rebuild_static_cflags_configure "$(tail -n 3 conf.out)"
-elif make -j2 > make.out 2>&1 && make install DESTDIR="$stage" > inst.out 2>&1 && works &&
+elif make > make.out 2>&1 && make install DESTDIR="$stage" > inst.out 2>&1 && works &&
      static_only make.out > why 2>&1 &&
      has .debug_info $(find build/0/obj/static -name '*.o') "$stage/usr/lib/libcpucycles.a" > why 2>&1 &&
      hasnot .debug_info $(find build/0/obj -name '*.o' ! -path '*/static/*') "$stage/usr/lib/libcpucycles.so.1" >> why 2>&1 &&
@@ -126,7 +128,7 @@ make > make.out 2>&1
 
 # and for one make run: only the archive's objects are compiled, the
 # shared library is not linked again
-if make -j2 STATIC_CFLAGS='-O1' > make.out 2>&1 && works &&
+if make STATIC_CFLAGS='-O1' > make.out 2>&1 && works &&
    hasnot .debug_info $P/lib/libcpucycles.a > why 2>&1 &&
    ! grep -q -- '-o [^ ]*libcpucycles.so.1' make.out && static_only make.out > why 2>&1; then
   pass rebuild_static_cflags_make
