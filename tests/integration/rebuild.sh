@@ -62,11 +62,13 @@ n=$(find build/0/obj -name '*.o' ! -path '*/static/*' | wc -l)
 
 # make CC=clang CFLAGS=... (CFLAGS alone without clang) recompiles every
 # object with them, says why, and the libraries and programs carry them
-if command -v clang > /dev/null 2>&1 && [ "$CC0" != clang ]; then
-  cc=clang
+cc=
+if ! command -v clang > /dev/null 2>&1; then
+  skip rebuild_make_cc "clang is not installed: CFLAGS alone is changed"
+elif [ "$CC0" = clang ]; then
+  skip rebuild_make_cc "configure chose clang itself: CFLAGS alone is changed"
 else
-  cc=
-  skip rebuild_make_cc "clang is not installed (or configure chose it): CFLAGS alone is changed"
+  cc=clang
 fi
 if make -j2 ${cc:+CC=$cc} CFLAGS='-O1 -g' > make.out 2>&1 && works &&
    grep -q 'libcpucycles: the compile command changed since the last build' make.out &&
