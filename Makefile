@@ -2,9 +2,12 @@
 # host and writes build/0/config.mk (variables) and build/0/rules.mk (one
 # explicit rule per object).  This file says what the targets are.
 #
-# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS and AR come from configure and may be
-# overridden for one run (make CC=clang CFLAGS=-O3); LIB_CFLAGS, the flags
-# the library needs (-fPIC -fvisibility=hidden -fwrapv), is added anyway.
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS, AR and STATIC_CFLAGS come from
+# configure and may be overridden for one run (make CC=clang CFLAGS=-O3);
+# LIB_CFLAGS, the flags the library needs (-fPIC -fvisibility=hidden
+# -fwrapv), is added anyway.  Each run builds with its own variables: what
+# a changed variable affects is made again (the flags.* records below), and
+# a later plain make goes back to configure's values.
 
 default: all
 
@@ -17,6 +20,7 @@ STATE = unconfigured
 -include build/0/rules.mk
 
 COMPILE = $(CC) $(INC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS)
+STATIC_COMPILE = $(CC) $(INC) $(CPPFLAGS) $(STATIC_CFLAGS) $(LIB_CFLAGS)
 LINK = $(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)
 
 LIBFILES = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/libcpucycles.so.1 \
@@ -34,18 +38,32 @@ $(HEADER): include/cpucycles.h
 	@mkdir -p $(@D)
 	cp include/cpucycles.h $@
 
-$(PACKAGE)/lib/libcpucycles.a: $(LIBOBJS)
+$(PACKAGE)/lib/libcpucycles.a: $(STATICOBJS) $(B)/obj/flags.link
 	@mkdir -p $(@D)
 	rm -f $@
-	$(AR) rcs $@ $(LIBOBJS)
+	$(AR) rcs $@ $(STATICOBJS)
 
-$(PACKAGE)/lib/libcpucycles.so.1: $(LIBOBJS) wrapper/exports.map
+$(PACKAGE)/lib/libcpucycles.so.1: $(LIBOBJS) wrapper/exports.map $(B)/obj/flags.link
 	@mkdir -p $(@D)
 	$(LINK) $(SHARED) $(LIBOBJS) -o $@ $(LIBPTHREAD) $(LIBS)
 
 $(PACKAGE)/lib/libcpucycles.so: $(PACKAGE)/lib/libcpucycles.so.1
 	rm -f $@
 	ln -s libcpucycles.so.1 $@
+
+# The commands each group of files is made with, as the shell splits them
+# (scripts/stamp): a file is rewritten only when its command changed, and
+# what depends on it is then made again.  FORCE makes make ask every run.
+$(B)/obj/flags.compile: FORCE
+	@mkdir -p $(@D)
+	@sh scripts/stamp $@ 'compile command' $(COMPILE)
+$(B)/obj/flags.static: FORCE
+	@mkdir -p $(@D)
+	@sh scripts/stamp $@ 'static library compile command' $(STATIC_COMPILE)
+$(B)/obj/flags.link: FORCE
+	@mkdir -p $(@D)
+	@sh scripts/stamp $@ 'link command' $(LINK) $(SHARED) $(LIBPTHREAD) $(LIBS) ar: $(AR)
+FORCE:
 
 # man pages, pkg-config and CMake files and docs go into the package tree
 docs: $(LIBFILES)
@@ -100,4 +118,4 @@ distclean:
 
 .PHONY: default all configured unconfigured docs install uninstall configured-settings \
         unconfigured-settings \
-        test test-without-optional test-sanitize test-cross test-system bench clean distclean
+        test test-without-optional test-sanitize test-cross test-system bench clean distclean FORCE

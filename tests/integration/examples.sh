@@ -53,11 +53,32 @@ example() {
     fail "example_${name}_checksum" "$(grep '^checksum' "$d/$name.out")"
 }
 
-example measure 'checksum fdd5caaf6f9e2325' \
+example measure 'checksum latency fdd5caaf6f9e2325 throughput f85c44c026d90800' \
   '^hardware .+; .+' \
   "^counter [a-z0-9]+-[a-z0-9]+ persecond $num library [0-9]{8}\$" \
-  "^checksum $hex\$" \
-  "^cycles best -?$num median -?$num per-input -?$dec over 31 timed runs after 3 warm-ups of 4096 inputs\$"
+  "^checksum latency $hex throughput $hex\$" \
+  "^runs 31 timed after 3 warm-ups, 4096 inputs each, latency and throughput interleaved\$" \
+  "^overhead -?$num cycles per timed run \\(median of 1001 back-to-back cpucycles\\(\\) pairs\\): in every count below, subtracted from per-input\$" \
+  "^latency q1 -?$num median -?$num q3 -?$num best -?$num per-input $dec \\(dependent: each input waits for the last result\\)\$" \
+  "^throughput q1 -?$num median -?$num q3 -?$num best -?$num per-input $dec \\(independent: inputs may overlap\\)\$"
+
+# measure's figures are sane, whatever the counter: best <= q1 <= median
+# <= q3 (the program sorts), and per-input is (median - overhead) / 4096,
+# never negative, to the two decimals printed.  Nothing is judged against
+# a speed: a machine may count zero (default-zero) or run under qemu.
+if [ -f "$d/measure.out" ]; then
+  why=$(awk -v n=4096 '
+    /^overhead / { cost = $2 }
+    /^(latency|throughput) q1 / {
+      seen++
+      q1 = $3; med = $5; q3 = $7; best = $9; per = $11
+      if (!(best <= q1 && q1 <= med && med <= q3)) print $1 ": not best <= q1 <= median <= q3: " $0
+      want = (med - cost) / n; if (want < 0) want = 0
+      if (per + 0 < 0 || per - want > 0.006 || want - per > 0.006) print $1 ": per-input " per ", (median - overhead) / " n " is " want
+    }
+    END { if (seen != 2 || cost == "") print "no overhead line or not two figure lines" }' "$d/measure.out")
+  [ -z "$why" ] && pass example_measure_figures_sane || fail example_measure_figures_sane "$why"
+fi
 
 example latency 'checksum chain a21a56ce41e886bb independent abad7e46986065c3' \
   "^counter [a-z0-9]+-[a-z0-9]+ persecond $num\$" \
