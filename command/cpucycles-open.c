@@ -342,12 +342,10 @@ int main(int argc, char **argv)
     else if (!strncmp(argv[i], "--root=", 7)) root = argv[i] + 7;
     else if (!strncmp(argv[i], "--pretend-uid=", 14)) pretend_uid = atol(argv[i] + 14);
 #endif
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      return output_lost();
-    } else {
-      usage(stderr);
-      return 2;
+    else {
+      int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+      usage(help ? stdout : stderr);
+      return help ? output_lost() : 2;
     }
   }
   /* A closed descriptor 0, 1 or 2 would be handed to the record by open(),
