@@ -12,7 +12,7 @@
 #define ARM32_ROWS 6
 PROFILE_TABLE(ARM32_ROWS)
 
-/* cpucycles/arm32-cortex.c's and arm32-1176.c's setup */
+/* the setup of arm32-cortex and arm32-1176 (cpucycles/arm32-pmu.h) */
 static long long arm32_setup(struct cpucycles_probe *probe)
 {
   probe->may_trap = 1;
