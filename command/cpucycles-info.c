@@ -1,7 +1,8 @@
-/* cpucycles-info: which counter was chosen, how it behaves, and why the
-   others were not (SPEC 4 format, then our extra lines, ending with what
-   the counts mean).  A plain client of the public API: what it says about
-   the selection comes from cpucycles_tracesetup(). */
+/* cpucycles-info: which counter was chosen, why the others were not, and
+   what its counts mean (SPEC 4 format, with our extra lines).  A plain
+   client of the public API: what it says about the selection is the
+   library's own trace (cpucycles_tracesetup()); it adds only how the
+   chosen counter behaves and what the machine is. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,20 +18,7 @@
 #define FIRST_LOOPS 1024
 #define ENOUGH_MICROSECONDS 1000
 #define MOST_LOOPS (1L << 30)
-#define LINE_BYTES 1024 /* a trace line; longer ones are read in pieces */
-#define NAME_BYTES 64
 #define FLAGS_BYTES 4096 /* the x86 flags line of /proc/cpuinfo is ~1500 */
-
-/* What the summary needs from the trace (doc/api.md has its format). */
-struct summary {
-  int captured;
-  char chosen[NAME_BYTES];
-  char kind[NAME_BYTES]; /* the class line: core, core32, offcore, maybecore, none */
-  char rate[NAME_BYTES]; /* offcore: ticks per second, or "measured" */
-  int wanted_used;       /* CPUCYCLES_IMPLEMENTATION chose the counter */
-  char no_pmu[LINE_BYTES]; /* "NAME: WORDS" of the first counter that says so */
-  char locked[LINE_BYTES]; /* ... that says cpucycles-open would open it */
-};
 
 static int compare(const void *a, const void *b)
 {
@@ -71,12 +59,11 @@ static void observed_lines(void)
 {
   long loops;
   for (loops = FIRST_LOOPS; loops <= MOST_LOOPS; loops *= 2) {
-    long long us0 = microseconds(), c0 = cpucycles(), c1, us1, us;
+    long long us = microseconds(), c0 = cpucycles(), c1;
     long i;
     for (i = 0; i < loops; ++i) sink += i;
     c1 = cpucycles();
-    us1 = microseconds();
-    us = us1 - us0;
+    us = microseconds() - us;
     if (us < 2) continue;
     printf("cpucycles observed persecond %lld...%lld with %ld loops %lld microseconds\n",
            (c1 - c0) * 1000000 / (us + 1), (c1 - c0) * 1000000 / (us - 1), loops, us);
@@ -124,8 +111,8 @@ static int cpuinfo_value(const char *const *keys, char *value, size_t size)
 }
 
 /* Our extra lines on the machine (the lines on the selection come from
-   cpucycles_tracesetup).  Returns 1 on a guest of a hypervisor. */
-static int machine_lines(void)
+   cpucycles_tracesetup). */
+static void machine_lines(void)
 {
   static const char *const model_keys[] = { "model name", "Model Name", "cpu model", "cpu",
                                             "uarch", "Processor", "vendor_id", 0 };
@@ -140,142 +127,18 @@ static int machine_lines(void)
   else
     printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
   if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
-  value[0] = 0;
-  if ((f = open_regular("/sys/class/dmi/id/product_name"))) {
-    if (!fgets(value, sizeof value, f)) value[0] = 0;
-    fclose(f);
-  }
+  if (!(f = open_regular("/sys/class/dmi/id/product_name")) || !fgets(value, sizeof value, f)) value[0] = 0;
+  if (f) fclose(f);
   value[strcspn(value, "\n")] = 0;
   if (value[0] && (guest || strstr(value, "KVM") || strstr(value, "QEMU") || strstr(value, "VMware") ||
-                   strstr(value, "Virtual"))) {
+                   strstr(value, "Virtual")))
     printf("cpucycles machine hypervisor %s\n", value);
-    return 1;
-  }
-  if (guest) printf("cpucycles machine hypervisor yes (CPU flag)\n");
-  return guest;
-}
-
-/* One trace line into the summary.  The words that tell what would open
-   a core cycle counter are the counters' own (in cpucycles/); doc/api.md
-   promises these two phrases. */
-static void note(struct summary *s, const char *line)
-{
-  static const char dropped[] = "cpucycles counter ";
-  char name[NAME_BYTES], kind[NAME_BYTES], rate[NAME_BYTES];
-  const char *words;
-  size_t n = strcspn(line, "\n");
-  int fields = sscanf(line, "cpucycles class %63s %63s rate %63s", name, kind, rate);
-
-  if (fields >= 2) {
-    strcpy(s->chosen, name);
-    strcpy(s->kind, kind);
-    strcpy(s->rate, fields == 3 ? rate : "");
-  }
-  if (!strncmp(line, "cpucycles wanted ", 17) && n >= 5 && !strncmp(line + n - 5, " used", 5)) s->wanted_used = 1;
-  if (strncmp(line, dropped, sizeof dropped - 1) || !strstr(line, " dropped: ") || !(words = strstr(line, "; ")))
-    return;
-  line += sizeof dropped - 1;
-  if (!s->no_pmu[0] && strstr(words, "no PMU exposed"))
-    snprintf(s->no_pmu, sizeof s->no_pmu, "%.*s: %.*s", (int) strcspn(line, " "), line,
-             (int) strcspn(words + 2, "\n"), words + 2);
-  if (!s->locked[0] && strstr(words, "run cpucycles-open as root"))
-    snprintf(s->locked, sizeof s->locked, "%.*s: %.*s", (int) strcspn(line, " "), line,
-             (int) strcspn(words + 2, "\n"), words + 2);
-}
-
-/* The trace: cpucycles_tracesetup() prints through stdout, so its lines
-   go to a temporary file first, are copied out unchanged and read for the
-   summary.  Without a temporary file they are printed directly. */
-static void trace_lines(struct summary *s)
-{
-  char line[LINE_BYTES];
-  FILE *f = tmpfile();
-  int out = -1;
-
-  fflush(stdout);
-  if (f && (out = dup(1)) >= 0 && dup2(fileno(f), 1) < 0) {
-    close(out);
-    out = -1;
-  }
-  cpucycles_tracesetup();
-  (void) cpucycles_implementation(); /* the first call: it prints the trace */
-  fflush(stdout);
-  if (out >= 0) {
-    dup2(out, 1);
-    close(out);
-    rewind(f);
-    s->captured = 1;
-    while (fgets(line, sizeof line, f)) {
-      fputs(line, stdout);
-      note(s, line);
-    }
-  }
-  if (f) fclose(f);
-}
-
-/* Our last lines: what the chosen counter counts, what that means for the
-   numbers, and what would give core cycles here. */
-static void summary_lines(const struct summary *s, long long persecond, int guest)
-{
-  static const char *const flag_keys[] = { "flags", 0 };
-  static const char differ[] = "the core's own cycles differ from the count whenever the core runs at another "
-                               "rate (turbo, power saving, thermal limits, another kind of core)";
-  char flags[FLAGS_BYTES];
-  const char *c = s->chosen;
-  int core = !strcmp(s->kind, "core") || !strcmp(s->kind, "core32");
-
-  if (!s->captured || !s->kind[0]) {
-    printf("cpucycles counts unknown: the trace could not be read back (no temporary file)\n");
-    return;
-  }
-  if (core) {
-    printf("cpucycles counts core cycles: %s counts the cycles the core runs, at whatever rate it runs%s\n", c,
-           strcmp(s->kind, "core32") ? "" : " (32 bits, extended to 64 by the library)");
-    printf("cpucycles meaning a count is work in core cycles, not time: seconds are cycles over the rate the core "
-           "really ran at, which the persecond line only estimates\n");
-    printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
-    return;
-  }
-  if (!strcmp(s->kind, "offcore") && strcmp(s->rate, "measured")) {
-    printf("cpucycles counts an off-core clock: %s ticks %s times a second whatever the core does, multiplied "
-           "into cycles at persecond\n", c, s->rate);
-    printf("cpucycles meaning a count is elapsed time in units of 1/%lld second; %s\n", persecond, differ);
-  } else if (!strcmp(s->kind, "offcore")) {
-    printf("cpucycles counts an off-core clock: %s ticks at a fixed rate whatever the core does, scaled to "
-           "persecond by a ratio the library measured\n", c);
-    printf("cpucycles meaning a count is elapsed time in units of 1/%lld second; %s\n", persecond, differ);
-  } else if (!strcmp(s->kind, "maybecore")) {
-    if (cpuinfo_value(flag_keys, flags, sizeof flags) && strstr(flags, " constant_tsc"))
-      printf("cpucycles counts an off-core clock: %s reads the time-stamp counter, which ticks at a fixed rate "
-             "whatever the core does (the kernel reports constant_tsc); its ticks are used as cycles, unscaled\n", c);
-    else
-      printf("cpucycles counts maybe core cycles, more likely an off-core clock: %s reads a time-stamp counter "
-             "whose rate nobody stated, used unscaled; on current x86 CPUs it ticks at a fixed rate\n", c);
-    printf("cpucycles meaning a count is elapsed time in ticks of that clock (the observed lines above "
-           "measure their rate); %s\n", differ);
-  } else {
-    printf("cpucycles counts nothing: no counter worked, and %s always returns 0\n", c);
-    printf("cpucycles meaning every count is 0: nothing can be timed with this library here\n");
-  }
-  if (s->wanted_used)
-    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let the library "
-           "choose\n", c);
-  else if (s->no_pmu[0])
-    printf("cpucycles corecycles not here: no PMU is exposed to this %s, so no core cycle counter can work and "
-           "cpucycles-open cannot change that (%s)%s\n", guest ? "guest" : "machine", s->no_pmu,
-           guest ? "; a guest whose hypervisor exposes the PMU, or the bare machine, counts core cycles" : "");
-  else if (s->locked[0])
-    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel setting keeps a "
-           "core cycle counter locked (%s); cpucycles-open(1) says what that opens to every user\n", s->locked);
-  else
-    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say "
-           "why\n");
+  else if (guest)
+    printf("cpucycles machine hypervisor yes (CPU flag)\n");
 }
 
 int main(int argc, char **argv)
 {
-  struct summary s;
-  long long persecond;
   if (argc > 1) {
     int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
     if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[1]);
@@ -284,15 +147,14 @@ int main(int argc, char **argv)
           "its counts mean (cpucycles-info(1)); it takes no options.\n", help ? stdout : stderr);
     return help ? 0 : 2;
   }
-  memset(&s, 0, sizeof s);
   printf("cpucycles version %s\n", cpucycles_version());
-  trace_lines(&s);
-  persecond = cpucycles_persecond();
-  printf("cpucycles persecond %lld\n", persecond);
+  cpucycles_tracesetup();
+  (void) cpucycles_implementation(); /* the first call: it prints the trace */
+  printf("cpucycles persecond %lld\n", cpucycles_persecond());
   printf("cpucycles implementation %s\n", cpucycles_implementation());
   iqm_line();
   observed_lines();
-  summary_lines(&s, persecond, machine_lines());
+  machine_lines();
   /* a full disk or a closed stdout is a failure, not a silent success */
   if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
     fprintf(stderr, "cpucycles-info: cannot write its output\n");

@@ -10,9 +10,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -236,80 +234,17 @@ const char *cpucycles_version(void)
   return "20261202";
 }
 
-/* The trace (format in doc/api.md): the reference's tracesetup lines,
-   then our lines on where persecond came from, what became of each
-   counter, and what the chosen one counts.  Asked for before the first
-   call, it is printed by the first call, which then measures every
-   counter. */
-static void print_name(const char *name)
-{
-  int i;
-  for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
-    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ? name[i] : '?');
-}
-
-/* What the chosen counter counts, from its setup class (counter.h):
-   "core" and "core32" count the core's cycles; "offcore" is a clock at a
-   fixed rate, stated or measured; "maybecore" is a clock of unknown rate
-   used tick for tick (an x86 TSC); "none" is the last resort. */
-static void print_class(const struct cpucycles_selection *s)
-{
-  const struct cpucycles_trace *t = &s->trace[s->chosen];
-  printf("cpucycles class %s ", cpucycles_counters[s->chosen].name);
-  if (t->precision && t->setup > 0)
-    printf("offcore rate %lld\n", t->setup);
-  else
-    printf("%s\n", !t->precision ? "none" : t->setup == CPUCYCLES_CYCLECOUNTER ? "core"
-                    : t->setup == CPUCYCLES_EXTEND32 ? "core32"
-                    : t->setup == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : "offcore rate measured");
-}
-
-/* A chosen counter with a stated rate is timed for the trace, which says
-   when the rate is off by more than 1% (here, not in the first call,
-   which must not wait, nor in cpucycles_persecond(), whose callers would
-   wait for a line they never see). */
-#define STATED_TOLERANCE 0.01
-
+/* Asked for before the first call, the trace is printed by that call,
+   which then measures every counter.  A chosen counter with a stated
+   rate is timed for it here (the trace says when the rate is off), not
+   in the first call, which must not wait, nor in cpucycles_persecond(),
+   whose callers would wait for a line they never see. */
 static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
-  int i;
   once(&persecond_state, &persecond_owner, persecond_job);
   if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
-  for (i = 0; i < s->count; ++i)
-    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, cpucycles_counters[i].name,
-           s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
-  printf("cpucycles persecond-source %s", s->persecond_source);
-  if (!strcmp(s->persecond_source, "measured"))
-    printf(" %s against CLOCK_MONOTONIC", cpucycles_counters[s->persecond_counter].name);
-  printf("\n");
-  if (s->wanted) {
-    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=");
-    print_name(s->wanted);
-    printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
-  }
-  for (i = 0; i < s->count; ++i) {
-    const struct cpucycles_trace *t = &s->trace[i];
-    char text[CPUCYCLES_WHY];
-    const char *why = cpucycles_words(&t->probe, text, sizeof text);
-    double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
-    printf("cpucycles counter %s ", cpucycles_counters[i].name);
-    if (i == s->chosen && t->precision)
-      printf("chosen: precision %lld", t->precision);
-    else if (i == s->chosen)
-      printf("chosen as the last resort: nothing else worked");
-    else if (t->precision)
-      printf("not chosen: precision %lld, %s has %lld", t->precision, cpucycles_counters[s->chosen].name,
-             s->trace[s->chosen].precision);
-    else
-      printf("dropped: %s", t->fail ? t->fail : "unknown");
-    printf("%s%s", why[0] ? "; " : "", why);
-    if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
-      printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
-    printf("\n");
-  }
-  print_class(s);
-  fflush(stdout);
+  cpucycles_trace_print(cpucycles_counters, s);
 }
 
 void cpucycles_tracesetup(void)

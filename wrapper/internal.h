@@ -1,7 +1,8 @@
-/* What the four wrapper files share (all hidden by -fvisibility=hidden):
+/* What the wrapper files share (all hidden by -fvisibility=hidden):
    cpucycles.c (the API, the once-only first call, fork and unloading),
    select.c (the rule), guard.c (the crash guard), reads.c (the read
-   functions) and persecond.c (the frequency estimate).  doc/layout.md is the map. */
+   functions), persecond.c (the frequency estimate) and trace.c (the
+   trace).  doc/layout.md is the map. */
 #ifndef CPUCYCLES_INTERNAL_H
 #define CPUCYCLES_INTERNAL_H
 
@@ -73,6 +74,10 @@ long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int c
 long long cpucycles_read_scaled(void);
 long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
+
+/* trace.c: the trace of selection s over table (doc/api.md), ending
+   with the chosen counter's class and what it means, in words. */
+void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
 
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */
 long long cpucycles_persecond_estimate(const char **source);

@@ -1,0 +1,200 @@
+/* The trace's last lines, the library's verdict (wrapper/trace.c): the
+   chosen counter's class, then what it counts, what a count means and
+   what would give core cycles, for every class and for the words of
+   dropped counters that name a missing PMU or a locked counter.  The
+   classes a test machine cannot show are shown here with fake counters. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "check.h"
+#include "fake.h"
+
+static struct cpucycles_selection s;
+static char out[8192];
+
+/* Selects over the first count fake slots and keeps the trace the
+   library prints of it (stdout is taken over for the call). */
+static void trace(int count, long long persecond, const char *wanted)
+{
+  FILE *f = tmpfile();
+  int saved = dup(1);
+  size_t n;
+  out[0] = 0;
+  fake_select_with(count, persecond, 1, wanted, &s);
+  if (!s.persecond) s.persecond = fake_persecond(&s.persecond_source); /* as the library does before tracing */
+  fflush(stdout);
+  if (!f || saved < 0 || dup2(fileno(f), 1) < 0) {
+    printf("fail trace_captured: no temporary file for stdout\n");
+    exit(1);
+  }
+  cpucycles_trace_print(fake_table, &s);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  rewind(f);
+  n = fread(out, 1, sizeof out - 1, f);
+  out[n] = 0;
+  fclose(f);
+}
+
+/* The trace's line that starts with prefix, copied into copy, or "" */
+static const char *line_into(const char *prefix, char *copy, size_t size)
+{
+  const char *l;
+  for (l = out; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+    if (!strncmp(l, prefix, strlen(prefix))) break;
+  snprintf(copy, size, "%.*s", (int) strcspn(l, "\n"), l);
+  return copy;
+}
+
+/* That line, for a failure's message */
+static const char *line(const char *prefix)
+{
+  static char copy[1024];
+  return line_into(prefix, copy, sizeof copy);
+}
+
+/* Whether the trace has a line that starts with prefix and holds word */
+static int has(const char *prefix, const char *word)
+{
+  char copy[1024];
+  return *line_into(prefix, copy, sizeof copy) && strstr(copy, word);
+}
+
+/* The verdict comes last, in order: the class line right after the
+   counter lines, then counts, meaning, corecycles. */
+static int verdict_last(void)
+{
+  const char *order[] = { "cpucycles class ", "cpucycles counts ", "cpucycles meaning ", "cpucycles corecycles " };
+  const char *l = strrchr(out, '\n'), *counter = 0, *p;
+  int k;
+  for (p = out; (p = strstr(p, "\ncpucycles counter ")); ++p) counter = p + 1;
+  if (!counter || !l || l[1]) return 0;
+  l = strchr(counter, '\n') + 1; /* the line after the last counter line */
+  for (k = 0; k < 4; ++k, l = strchr(l, '\n') + 1)
+    if (strncmp(l, order[k], strlen(order[k]))) return 0;
+  return !*l;
+}
+
+static void core(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 1);
+  trace(1, 1000000000, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake0 core") && verdict_last(), "trace_core_class_last",
+        "%s", out);
+  check(has("cpucycles counts core cycles: fake0 counts the cycles the core runs, at whatever rate it runs", "") &&
+        !has("cpucycles counts ", "32 bits"), "trace_core_counts", "%s", line("cpucycles counts "));
+  check(has("cpucycles meaning a count is work in core cycles, not time", ""), "trace_core_meaning", "%s",
+        line("cpucycles meaning "));
+  check(!strcmp(line("cpucycles corecycles "), "cpucycles corecycles yes: fake0 is a core cycle counter"),
+        "trace_core_corecycles", "%s", line("cpucycles corecycles "));
+}
+
+static void core32(void)
+{
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_EXTEND32;
+  fakes[0].kind = FAKE_CLOCK;
+  fakes[0].ticks_per_ns = 1;
+  fakes[0].advance_ns = 1;
+  fakes[0].wrap32 = 1;
+  trace(1, 1000000000, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake0 core32") && verdict_last() &&
+        has("cpucycles counts core cycles: fake0 counts the cycles the core runs",
+            " (32 bits, extended to 64 by the library)") &&
+        has("cpucycles corecycles yes: fake0 ", ""), "trace_core32_words", "%s", out);
+}
+
+/* A locked counter is dropped; a working one that lost says its words
+   too, but only a dropped counter's words make the corecycles line. */
+static void offcore_locked(void)
+{
+  fake_reset();
+  fakes[0].say = "perf_user_access is 0; run cpucycles-open as root";
+  fake_stepper(1, 24000000, 1); /* 100 cycles a tick at 2.4 GHz */
+  fake_stepper(2, 24000000, 2);
+  fakes[2].say = "no PMU exposed (a working counter's words)";
+  trace(3, 2400000000LL, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake1 offcore rate 24000000") && verdict_last(),
+        "trace_offcore_class", "%s", out);
+  check(has("cpucycles counts an off-core clock: fake1 ticks 24000000 times a second whatever the core does", ""),
+        "trace_offcore_counts", "%s", line("cpucycles counts "));
+  check(has("cpucycles meaning a count is elapsed time in units of 1/2400000000 second; ", "the core's own cycles differ"),
+        "trace_offcore_meaning", "%s", line("cpucycles meaning "));
+  check(has("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: ",
+            "(fake0: perf_user_access is 0; run cpucycles-open as root)"),
+        "trace_locked_counter_named", "%s", line("cpucycles corecycles "));
+}
+
+/* No PMU outweighs a locked counter: no setting can help then. */
+static void maybecore_no_pmu(void)
+{
+  fake_reset();
+  fakes[0].say = "run cpucycles-open as root";
+  fakes[1].say = "no PMU exposed (CPUID leaf 0xA reports version 0)";
+  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 20);
+  trace(3, 2400000000LL, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake2 maybecore") && verdict_last() &&
+        has("cpucycles counts an off-core clock: fake2 reads the time-stamp counter, which on current x86 CPUs "
+            "ticks at a fixed rate", "its ticks are used as cycles, unscaled") &&
+        has("cpucycles meaning a count is elapsed time in ticks of that clock", "the core's own cycles differ"),
+        "trace_maybecore_words", "%s", out);
+  check(has("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
+            "cpucycles-open cannot change that ", "(fake1: no PMU exposed (CPUID leaf 0xA reports version 0))"),
+        "trace_no_pmu_named", "%s", line("cpucycles corecycles "));
+}
+
+static void measured(void)
+{
+  fake_reset();
+  fakes[0].setup = CPUCYCLES_FINDMULTIPLIER;
+  fakes[0].kind = FAKE_CLOCK;
+  fakes[0].ticks_per_ns = 0.024;
+  fakes[0].advance_ns = 100;
+  trace(1, 2400000000LL, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake0 offcore rate measured") && verdict_last() &&
+        has("cpucycles counts an off-core clock: fake0 ticks at a fixed rate whatever the core does", "measured") &&
+        has("cpucycles meaning a count is elapsed time in units of 1/2400000000 second", "") &&
+        has("cpucycles corecycles none of the core cycle counters compiled in works here", ""),
+        "trace_measured_words", "%s", out);
+}
+
+static void none(void)
+{
+  fake_reset();
+  fakes[1].kind = FAKE_STUCK;
+  fakes[1].setup = CPUCYCLES_CYCLECOUNTER;
+  trace(2, 1000000000, 0);
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake1 none") && verdict_last() &&
+        has("cpucycles counts nothing: no counter worked, and fake1 always returns 0", "") &&
+        has("cpucycles meaning every count is 0", "") &&
+        has("cpucycles corecycles none of the core cycle counters compiled in works here", ""),
+        "trace_none_words", "%s", out);
+}
+
+/* A counter chosen by CPUCYCLES_IMPLEMENTATION: the variable is named */
+static void wanted(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 1);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 1);
+  trace(2, 1000000000, "fake1");
+  check(has("cpucycles wanted CPUCYCLES_IMPLEMENTATION=fake1 used", "") &&
+        !strcmp(line("cpucycles class "), "cpucycles class fake1 maybecore") &&
+        has("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose fake1: unset it", ""),
+        "trace_wanted_named", "%s", out);
+}
+
+int main(void)
+{
+  (void) skip; (void) fake_trapper; (void) fake_select; /* shared helpers this test has no use for */
+  core();
+  core32();
+  offcore_locked();
+  maybecore_no_pmu();
+  measured();
+  none();
+  wanted();
+  return checks_failed();
+}

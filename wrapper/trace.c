@@ -1,0 +1,123 @@
+/* The trace that cpucycles_tracesetup() asks for (format in doc/api.md):
+   the reference's tracesetup lines, then ours on where persecond came
+   from, what became of each counter, what the chosen one counts, and that
+   in words.  Printed only when asked for: none of it is in a first call
+   that nobody traces. */
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
+
+#define STATED_TOLERANCE 0.01 /* a stated rate this far from the measured one is said */
+
+static void print_name(const char *name)
+{
+  int i;
+  for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
+    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ? name[i] : '?');
+}
+
+/* The class line (setup's class, counter.h), then three lines of words:
+   what the count is, what that means for a number, and what would give
+   core cycles here.  The last comes from the words of the first dropped
+   counter that says no PMU is exposed (no_pmu) or that cpucycles-open
+   would open it (locked); -1 where none does.  A class unknown to
+   selection never gets here: it drops the counter. */
+static void print_verdict(const struct cpucycles_counter *table, const struct cpucycles_selection *s, int no_pmu,
+                          int locked)
+{
+  static const char differ[] = "the core's own cycles differ from the count whenever the core runs at another "
+                               "rate (turbo, power saving, thermal limits, another kind of core)";
+  const char *c = table[s->chosen].name;
+  long long kind = s->trace[s->chosen].precision ? s->trace[s->chosen].setup : CPUCYCLES_SKIP;
+  int core = kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32;
+  char text[CPUCYCLES_WHY];
+
+  if (kind > 0)
+    printf("cpucycles class %s offcore rate %lld\n", c, kind);
+  else
+    printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core" : kind == CPUCYCLES_EXTEND32 ? "core32"
+           : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : kind ? "offcore rate measured" : "none");
+  if (core) {
+    printf("cpucycles counts core cycles: %s counts the cycles the core runs, at whatever rate it runs%s\n", c,
+           kind == CPUCYCLES_EXTEND32 ? " (32 bits, extended to 64 by the library)" : "");
+    printf("cpucycles meaning a count is work in core cycles, not time: seconds are cycles over the rate the core "
+           "really ran at, which the persecond line only estimates\n");
+    printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
+    return;
+  }
+  if (kind > 0)
+    printf("cpucycles counts an off-core clock: %s ticks %lld times a second whatever the core does, multiplied "
+           "into cycles at persecond\n", c, kind);
+  else if (kind == CPUCYCLES_MAYBECYCLECOUNTER)
+    printf("cpucycles counts an off-core clock: %s reads the time-stamp counter, which on current x86 CPUs ticks "
+           "at a fixed rate whatever the core does; its ticks are used as cycles, unscaled\n", c);
+  else if (kind)
+    printf("cpucycles counts an off-core clock: %s ticks at a fixed rate whatever the core does, scaled to "
+           "persecond by a ratio the library measured\n", c);
+  else
+    printf("cpucycles counts nothing: no counter worked, and %s always returns 0\n", c);
+  if (!kind)
+    printf("cpucycles meaning every count is 0: nothing can be timed with this library here\n");
+  else if (kind == CPUCYCLES_MAYBECYCLECOUNTER)
+    printf("cpucycles meaning a count is elapsed time in ticks of that clock (cpucycles-info's observed lines "
+           "measure their rate); %s\n", differ);
+  else
+    printf("cpucycles meaning a count is elapsed time in units of 1/%lld second; %s\n", s->persecond, differ);
+  if (s->wanted && !s->wanted_refused)
+    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let the library "
+           "choose\n", c);
+  else if (no_pmu >= 0)
+    printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
+           "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose it\n",
+           table[no_pmu].name, cpucycles_words(&s->trace[no_pmu].probe, text, sizeof text));
+  else if (locked >= 0)
+    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel setting keeps a "
+           "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every user\n",
+           table[locked].name, cpucycles_words(&s->trace[locked].probe, text, sizeof text));
+  else
+    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say "
+           "why\n");
+}
+
+void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s)
+{
+  int i, no_pmu = -1, locked = -1;
+  for (i = 0; i < s->count; ++i)
+    printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
+           s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
+  printf("cpucycles persecond-source %s", s->persecond_source);
+  if (!strcmp(s->persecond_source, "measured"))
+    printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
+  printf("\n");
+  if (s->wanted) {
+    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=");
+    print_name(s->wanted);
+    printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+  }
+  for (i = 0; i < s->count; ++i) {
+    const struct cpucycles_trace *t = &s->trace[i];
+    char text[CPUCYCLES_WHY];
+    const char *why = cpucycles_words(&t->probe, text, sizeof text);
+    double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
+    printf("cpucycles counter %s ", table[i].name);
+    if (i == s->chosen && t->precision)
+      printf("chosen: precision %lld", t->precision);
+    else if (i == s->chosen)
+      printf("chosen as the last resort: nothing else worked");
+    else if (t->precision)
+      printf("not chosen: precision %lld, %s has %lld", t->precision, table[s->chosen].name,
+             s->trace[s->chosen].precision);
+    else
+      printf("dropped: %s", t->fail ? t->fail : "unknown");
+    printf("%s%s", why[0] ? "; " : "", why);
+    if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
+      printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
+    printf("\n");
+    if (i != s->chosen && !t->precision) { /* doc/api.md promises these two phrases */
+      if (no_pmu < 0 && strstr(why, "no PMU exposed")) no_pmu = i;
+      if (locked < 0 && strstr(why, "run cpucycles-open as root")) locked = i;
+    }
+  }
+  print_verdict(table, s, no_pmu, locked);
+  fflush(stdout);
+}
