@@ -66,6 +66,18 @@ long cpucycles_read_lines(const char *path, long *offset, long most, char *text,
 long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
                             char *text, size_t size, size_t first, long most, int *key);
 
+/* The body of ticks() for a 64-bit counter that 32-bit code reads in
+   halves with the instructions HIGH and LOW: high, low, high again, until
+   the high half held still (the low half did not carry in between). */
+#define CPUCYCLES_HALVES(HIGH, LOW)                \
+  unsigned int hi, lo, again;                      \
+  do {                                             \
+    __asm__ __volatile__(HIGH " %0" : "=r"(hi));   \
+    __asm__ __volatile__(LOW " %0" : "=r"(lo));    \
+    __asm__ __volatile__(HIGH " %0" : "=r"(again)); \
+  } while (hi != again);                           \
+  return (long long) (((unsigned long long) hi << 32) | lo)
+
 /* One row of the counter table, generated from cpucycles/options in list
    order with the counters that compiled for this host. */
 struct cpucycles_counter {
