@@ -3,6 +3,7 @@
 # arguments and on the make command line, with the library's own flags
 # (-fPIC -fvisibility=hidden -fwrapv) kept whatever CFLAGS says; a
 # compiler for another ISA refused.  In a scratch copy of the tree.
+# test: long (about ten configure runs): started early
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip buildvars "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip buildvars "native only"; exit 0; fi

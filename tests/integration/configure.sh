@@ -1,5 +1,6 @@
 # configure's errors, --no-COUNTER, and a packager's one-line compiler list,
 # each in a scratch copy of the tree so the real build/ stays untouched.
+# test: long (several configure runs): started early
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip configure_checks "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip configure_checks "native only"; exit 0; fi
@@ -32,6 +33,20 @@ else
   fail configure_no_counter_leaves_it_out "$(cat out)"
 fi
 
+# a counter that compiles but does not link with the support code is
+# skipped (the trial of each alone finds it), and the others stay
+cp cpucycles/default-gettimeofday.c saved.c
+echo 'int cpucycles_test_unlinkable(void) { extern int cpucycles_no_such_symbol; return cpucycles_no_such_symbol; }' >> cpucycles/default-gettimeofday.c
+./configure > out 2>&1
+if grep -q '^configure: skipping default-gettimeofday: it does not compile' out &&
+   grep -q '^configure: counter default-monotonic$' out && ! grep -q '"default-gettimeofday"' build/0/counters.c &&
+   grep -q '"default-monotonic"' build/0/counters.c; then
+  pass configure_unlinkable_counter_skipped
+else
+  fail configure_unlinkable_counter_skipped "$(grep -E 'counter|skipping' out | tr '\n' ' ')"
+fi
+mv saved.c cpucycles/default-gettimeofday.c
+
 # a packager's single compiler line without -fPIC
 echo 'cc -O2 -fwrapv -fvisibility=hidden' > compilers/default
 if ./configure --prefix="$d/prefix" > out 2>&1 && make -j8 > make.log 2>&1 && make install > inst.log 2>&1; then
@@ -45,7 +60,7 @@ if ./configure --prefix="$d/prefix" > out 2>&1 && make -j8 > make.log 2>&1 && ma
   p=$(ls -l "$d/prefix/bin/cpucycles-info" | cut -c1-10)
   [ "$m" = "-rw-r--r--" ] && [ "$p" = "-rwxr-xr-x" ] && pass install_modes || fail install_modes "header $m, program $p"
   make uninstall > /dev/null 2>&1
-  left=$(find "$d/prefix" -type f | wc -l)
+  left=$(find "$d/prefix" -type f 2> /dev/null | wc -l)
   [ "$left" = 0 ] && pass uninstall_removes_files || fail uninstall_removes_files "$left files left"
 else
   fail configure_packager_one_line_compiler "$(tail -n 5 out make.log inst.log 2>/dev/null)"

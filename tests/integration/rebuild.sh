@@ -11,6 +11,7 @@
 # -g leaves sections named .debug_info, and the compiler names itself in
 # .comment ("GCC: ..." or "clang version ..."); grep finds both strings in
 # the binary files, so no readelf is needed.
+# test: long (several builds): started early
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip rebuild "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip rebuild "native only"; exit 0; fi

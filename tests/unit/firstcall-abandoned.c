@@ -4,7 +4,8 @@
    case in a fresh process: later calls must finish, in every thread, and
    count with a real counter.  A watchdog ends a hung case (status 14).
    The first call is held open for a few milliseconds by the fake OS seam
-   (its first getenv), so that the timer lands inside it. */
+   (its first getenv), so that the timer lands inside it.
+   test: alone (timers leave the first call part way). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <setjmp.h>

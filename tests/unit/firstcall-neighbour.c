@@ -5,7 +5,8 @@
    first call, and a forked child of a program whose counter follows one
    thread (a perf event).  The OS seam (tests/fakeos.h) slows the first call
    down at a known point, where selection asks for CPUCYCLES_IMPLEMENTATION,
-   so that each case happens inside it every time. */
+   so that each case happens inside it every time.
+   test: alone (a timer must fire within a bound). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>

@@ -2,7 +2,8 @@
    thread gets the same counter and sane counts, nothing crashes or hangs.
    The parent never calls the library; each of its CHILDREN forked
    processes is therefore fresh (its first call is a real one), and runs
-   the race once.  (fork without exec also works under qemu-user.) */
+   the race once.  (fork without exec also works under qemu-user.)
+   test: alone (its counters are chosen by timing, in 200 processes). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdio.h>

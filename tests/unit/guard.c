@@ -5,7 +5,8 @@
    kept, and one that chains to ours passes the probe's fault back; no
    handler is installed for counters that cannot trap; a signal sent from
    outside during a probe is not swallowed.  Two copies of the guard in one
-   process: guard-copies.c. */
+   process: guard-copies.c.
+   test: alone (other threads must fault while it runs). */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>

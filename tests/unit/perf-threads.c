@@ -4,7 +4,8 @@
    clock (tests/fakeos.c), which counts nanoseconds of the thread that
    opened it: a count per nanosecond of the reading thread's own CPU time
    near 1 is its own count; near 0 is another thread's, which stood still.
-   default-perfevent is chosen by running the rule over it alone. */
+   default-perfevent is chosen by running the rule over it alone.
+   test: alone (it compares the counts of busy and idle threads). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,8 @@
    call itself measures nothing for it.  The core counter is
    default-perfevent on the task clock (a software event every kernel
    has), which counts nanoseconds of this thread: a busy thread's rate is
-   1 GHz. */
+   1 GHz.
+   test: alone (it measures a rate against the clock). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>

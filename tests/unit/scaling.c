@@ -1,5 +1,6 @@
 /* Scaling of off-core clocks, the multiplier search, and the extension of
-   32-bit counters, against fake counters on a fake clock. */
+   32-bit counters, against fake counters on a fake clock.
+   test: alone (its counts must sit within the real clock). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
