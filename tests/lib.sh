@@ -33,3 +33,21 @@ scratch_tree() {
 own_build_env() {
   unset CC CFLAGS CPPFLAGS LDFLAGS LIBS AR MAKEFLAGS MFLAGS MAKELEVEL
 }
+# lines_have LOG CC WORD...: every compile line in LOG (make's output)
+# starts with the compiler CC and carries WORDS and the library's flags
+lines_have() {
+  log=$1 cc=$2; shift 2
+  n=$(grep -c -- ' -c ' "$log")
+  [ "$n" -gt 0 ] || { echo "$log: no compile lines"; return 1; }
+  m=$(grep -- ' -c ' "$log" | grep -c "^$cc ")
+  [ "$m" = "$n" ] || { echo "$log: $m of $n compile lines run $cc"; return 1; }
+  for w in "$@" -fPIC -fvisibility=hidden -fwrapv; do
+    m=$(grep -- ' -c ' "$log" | grep -c -- " $w\( \|$\)")
+    [ "$m" = "$n" ] || { echo "$log: $w on $m of $n compile lines"; return 1; }
+  done
+}
+# warned CONFOUT MAKEOUT: the compiler warned in configure (which compiles
+# most objects and says which warned) or in make
+warned() {
+  grep 'the compiler warned' "$1"; grep 'warning:' "$2"
+}

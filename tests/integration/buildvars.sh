@@ -3,7 +3,7 @@
 # arguments and on the make command line, with the library's own flags
 # (-fPIC -fvisibility=hidden -fwrapv) kept whatever CFLAGS says; a
 # compiler for another ISA refused.  In a scratch copy of the tree.
-# test: long (about ten configure runs): started early
+# test: long (four configure runs and a clang build)
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip buildvars "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip buildvars "native only"; exit 0; fi
@@ -17,20 +17,6 @@ cd "$d" || exit 1
 works() {
   build/0/package/bin/cpucycles-info > info.out 2>&1 && grep -q '^cpucycles implementation ' info.out
 }
-# every compile line in LOG starts with the compiler CC and carries WORDS
-# and the library's flags
-lines_have() { # LOG CC WORD...
-  log=$1 cc=$2; shift 2
-  n=$(grep -c -- ' -c ' "$log")
-  [ "$n" -gt 0 ] || { echo "$log: no compile lines"; return 1; }
-  m=$(grep -- ' -c ' "$log" | grep -c "^$cc ")
-  [ "$m" = "$n" ] || { echo "$log: $m of $n compile lines run $cc"; return 1; }
-  for w in "$@" -fPIC -fvisibility=hidden -fwrapv; do
-    m=$(grep -- ' -c ' "$log" | grep -c -- " $w\( \|$\)")
-    [ "$m" = "$n" ] || { echo "$log: $w on $m of $n compile lines"; return 1; }
-  done
-}
-
 if ! command -v clang > /dev/null 2>&1; then
   skip buildvars_cc_from_environment "clang is not installed"
 else
@@ -63,8 +49,8 @@ else
       fail buildvars_ldflags_reach_link "libcpucycles.so.1 has no run path /cpucycles-ldflags-mark"
     fi
     # clang builds clean with -Wall -Wextra
-    if grep -q 'warning:' make.out; then
-      fail buildvars_clang_no_warnings "$(grep -m 3 'warning:' make.out)"
+    if warned conf.out make.out > why; then
+      fail buildvars_clang_no_warnings "$(head -n 3 why)"
     else
       pass buildvars_clang_no_warnings
     fi
@@ -73,36 +59,10 @@ else
   fi
 fi
 
-# configure arguments, and an empty CFLAGS is a choice, not "unset"
-./configure CC=gcc CFLAGS= > conf.out 2>&1
-if grep -qx 'CC = gcc' build/0/config.mk && grep -qx 'CFLAGS = ' build/0/config.mk; then
-  pass buildvars_configure_arguments
-else
-  fail buildvars_configure_arguments "$(grep -E '^(CC|CFLAGS) ' build/0/config.mk)"
-fi
-
-# the compilers/ path: a line split into CC and CFLAGS
-./configure > conf.out 2>&1
+# a line with a wrapper before the compiler and a target option after it
+# (the plain compilers/ path is rebuild.sh's setup)
 first=$(grep -v '^#' compilers/default | head -n 1)
 cc1=${first%% *}
-if grep -qx "CC = $cc1" build/0/config.mk && grep -q '^CFLAGS = .*-O2' build/0/config.mk &&
-   grep -q "compilers/default: $first" conf.out; then
-  pass buildvars_compilers_list_split
-else
-  fail buildvars_compilers_list_split "$(grep -E '^(CC|CFLAGS) ' build/0/config.mk)"
-fi
-# gcc builds clean with -Wall -Wextra
-if make -j2 > make.out 2>&1 && works; then
-  if grep -q 'warning:' make.out; then
-    fail buildvars_gcc_no_warnings "$(grep -m 3 'warning:' make.out)"
-  else
-    pass buildvars_gcc_no_warnings
-  fi
-else
-  fail buildvars_gcc_no_warnings "make: $(tail -n 3 make.out)"
-fi
-
-# a line with a wrapper before the compiler and a target option after it
 cp compilers/default compilers/default.orig
 m=
 [ "$(sh scripts/hostarch "$(uname -m)")" = amd64 ] && m=' -m64'
@@ -114,32 +74,23 @@ else
   fail buildvars_compilers_line_wrapper_and_target "$(grep -E '^(CC|CFLAGS) |error' build/0/config.mk conf.out)"
 fi
 mv compilers/default.orig compilers/default
-./configure --noclean > conf.out 2>&1
-
-# make's command line wins for one run, and never drops the library's
-# flags: make CC=clang used to fail at link time (TPOFF32, -fPIC)
-if command -v clang > /dev/null 2>&1; then
-  make clean > /dev/null 2>&1
-  if make CC=clang CFLAGS='-O1 -DCPUCYCLES_TEST_MAKE' > make.out 2>&1 && works &&
-     lines_have make.out clang -DCPUCYCLES_TEST_MAKE > why 2>&1 && ! grep -q '^gcc ' make.out; then
-    pass buildvars_make_command_line
-  else
-    fail buildvars_make_command_line "$(cat why 2>/dev/null) $(tail -n 3 make.out)"
-  fi
-else
-  skip buildvars_make_command_line "clang is not installed"
-fi
 
 # AR: the one named is the one used, from configure's environment and
 # from make's command line (--noclean keeps the objects: only the archive
-# is made again)
+# is made again).  The same configure takes CC and CFLAGS as arguments,
+# and an empty CFLAGS is a choice, not "unset".
 mkdir bin
 for n in 1 2; do
   printf '#!/bin/sh\necho used > %s/ar%s.used\nexec ar "$@"\n' "$d" "$n" > "bin/ar$n"
   chmod +x "bin/ar$n"
 done
 a=build/0/package/lib/libcpucycles.a
-AR=$d/bin/ar1 ./configure --noclean > conf.out 2>&1
+AR=$d/bin/ar1 ./configure --noclean CC=gcc CFLAGS= > conf.out 2>&1
+if grep -qx 'CC = gcc' build/0/config.mk && grep -qx 'CFLAGS = ' build/0/config.mk; then
+  pass buildvars_configure_arguments
+else
+  fail buildvars_configure_arguments "$(grep -E '^(CC|CFLAGS) ' build/0/config.mk)"
+fi
 if grep -qx "AR = $d/bin/ar1" build/0/config.mk && rm -f "$a" && make > make.out 2>&1 &&
    [ -f ar1.used ] && works && rm -f "$a" && make AR="$d/bin/ar2" > make.out 2>&1 && [ -f ar2.used ] && works; then
   pass buildvars_ar

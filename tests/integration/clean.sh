@@ -2,7 +2,7 @@
 # twice and unconfigured; make uninstall works after make clean; make
 # before configure says so and builds nothing; configure from another
 # directory says how.  In a scratch copy of the tree.
-# test: long (two builds): started early
+# test: long (two builds)
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip clean "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip clean "native only"; exit 0; fi

@@ -11,7 +11,7 @@
 # -g leaves sections named .debug_info, and the compiler names itself in
 # .comment ("GCC: ..." or "clang version ..."); grep finds both strings in
 # the binary files, so no readelf is needed.
-# test: long (several builds): started early
+# test: first (the longest: several builds)
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip rebuild "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip rebuild "native only"; exit 0; fi
@@ -48,6 +48,21 @@ if ! ./configure > conf.out 2>&1 || ! make -j2 > make.out 2>&1; then
   fail rebuild_setup "configure and make: $(tail -n 3 conf.out make.out)"
   exit 0
 fi
+# the compilers/ path: a line split into CC and CFLAGS; gcc (or what the
+# list holds first) builds clean with -Wall -Wextra
+first=$(grep -v '^#' compilers/default | head -n 1)
+cc1=${first%% *}
+if grep -qx "CC = $cc1" build/0/config.mk && grep -q '^CFLAGS = .*-O2' build/0/config.mk &&
+   grep -q "compilers/default: $first" conf.out; then
+  pass buildvars_compilers_list_split
+else
+  fail buildvars_compilers_list_split "$(grep -E '^(CC|CFLAGS) ' build/0/config.mk)"
+fi
+if warned conf.out make.out > why; then
+  fail buildvars_gcc_no_warnings "$(head -n 3 why)"
+else
+  pass buildvars_gcc_no_warnings
+fi
 CC0=$(sed -n 's/^CC = //p' build/0/config.mk)
 lib="$P/lib/libcpucycles.a $P/lib/libcpucycles.so.1"
 
@@ -71,7 +86,10 @@ elif [ "$CC0" = clang ]; then
 else
   cc=clang
 fi
+# (make's command line wins for one run and never drops the library's
+# flags: make CC=clang once failed at link time, TPOFF32 without -fPIC)
 if make -j2 ${cc:+CC=$cc} CFLAGS='-O1 -g' > make.out 2>&1 && works &&
+   lines_have make.out "${cc:-$CC0}" -O1 -g > why 2>&1 &&
    grep -q 'libcpucycles: the compile command changed since the last build' make.out &&
    [ "$(compiles make.out)" -ge "$n" ] &&
    has .debug_info $(objects) $lib $P/bin/cpucycles-info > why 2>&1 &&

@@ -1,6 +1,6 @@
 # ThreadSanitizer build of the library and the many-threads first-call
 # test (clang -fsanitize=thread): it must report nothing.
-# test: long (ThreadSanitizer builds and first calls): started early
+# test: first (ThreadSanitizer builds, then mostly waits)
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip tsan_first_call "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip tsan_first_call "native only"; exit 0; fi
