@@ -65,9 +65,16 @@ $(B)/obj/flags.link: FORCE
 	@sh scripts/stamp $@ 'link command' $(LINK) $(SHARED) $(LIBPTHREAD) $(LIBS) ar: $(AR)
 FORCE:
 
-# man pages, pkg-config and CMake files and docs go into the package tree
-docs: $(LIBFILES)
+# man pages, pkg-config and CMake files and docs go into the package
+# tree: again only when a doc (DOCS, from configure), the script or the
+# words the files are written with (flags.docs) change
+docs: $(B)/obj/docs.made
+$(B)/obj/docs.made: $(LIBFILES) $(DOCS) scripts/package-docs wrapper/cpucycles.c $(B)/obj/flags.docs
 	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)"
+	@touch $@
+$(B)/obj/flags.docs: FORCE
+	@mkdir -p $(@D)
+	@sh scripts/stamp $@ 'package files command' $(PACKAGE) $(PREFIX) $(LIBPTHREAD) $(LIBS)
 
 # DESTDIR reaches the script apart too: it decides whether ldconfig may run
 install: all

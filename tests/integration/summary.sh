@@ -44,3 +44,32 @@ if [ $st = 0 ] && [ "$(tail -n 1 "$d/out")" = "1 passed, 0 failed" ] && ! grep -
 else
   fail test_pattern_picks_tests "status $st: $(tail -n 3 "$d/out" | tr '\n' '|')"
 fi
+
+# Side by side (TEST_JOBS): an alone test runs first with nothing beside
+# it; two others run at once (each waits to see the other); the ticker
+# says what is still running; each test's start and end are said.
+e=$d/jobs
+mkdir -p "$e/scripts" "$e/tests/integration" "$e/build/x"
+cp scripts/test "$e/scripts/"
+cp tests/lib.sh "$e/tests/"
+cp "$d/build/x/config.sh" "$e/build/x/"
+ln -s x "$e/build/0"
+m=$e/marks
+mkdir "$m"
+printf '# test: alone (it checks)\n. tests/lib.sh\ntouch %s/alone; sleep 1\n[ -z "$(ls %s | grep -v alone)" ] && pass quiet_alone || fail quiet_alone "$(ls %s)"\nrm %s/alone\n' \
+  "$m" "$m" "$m" "$m" > "$e/tests/integration/quiet.sh"
+for n in 1 2; do
+  o=$((3 - n))
+  printf '. tests/lib.sh\n[ -e %s/alone ] && fail side%s_not_beside_alone "it ran beside the alone test"\ntouch %s/side%s\ni=0; while [ ! -e %s/side%s ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done\nsleep 1.5\n[ -e %s/side%s ] && pass side%s_beside_side%s || fail side%s_beside_side%s "side%s never ran at the same time"\n' \
+    "$m" "$n" "$m" "$n" "$m" "$o" "$m" "$o" "$n" "$o" "$n" "$o" "$o" > "$e/tests/integration/side$n.sh"
+done
+(cd "$e" && TEST_JOBS=2 TEST_TICK=1 sh scripts/test) > "$e/out" 2>&1
+st=$?
+first=$(grep -m 1 '^-- .* started' "$e/out")
+if [ $st = 0 ] && [ "$(tail -n 1 "$e/out")" = "3 passed, 0 failed" ] &&
+   [ "$first" = "-- quiet started (alone)" ] && grep -q '^-- side1 done in [0-9]*s (CPU [0-9]*s)$' "$e/out" &&
+   grep -q '^-- [0-9]*s: still running: side[12] [0-9]*s, side[12] [0-9]*s$' "$e/out"; then
+  pass test_jobs_side_by_side_alone_first_ticker
+else
+  fail test_jobs_side_by_side_alone_first_ticker "status $st: $(tr '\n' '|' < "$e/out")"
+fi
