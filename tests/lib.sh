@@ -35,15 +35,15 @@ own_build_env() {
 }
 # lines_have LOG CC WORD...: every compile line in LOG (make's output)
 # starts with the compiler CC and carries WORDS and the library's flags
-lines_have() {
-  log=$1 cc=$2; shift 2
-  n=$(grep -c -- ' -c ' "$log")
-  [ "$n" -gt 0 ] || { echo "$log: no compile lines"; return 1; }
-  m=$(grep -- ' -c ' "$log" | grep -c "^$cc ")
-  [ "$m" = "$n" ] || { echo "$log: $m of $n compile lines run $cc"; return 1; }
-  for w in "$@" -fPIC -fvisibility=hidden -fwrapv; do
-    m=$(grep -- ' -c ' "$log" | grep -c -- " $w\( \|$\)")
-    [ "$m" = "$n" ] || { echo "$log: $w on $m of $n compile lines"; return 1; }
+lines_have() { # (its own variable names: a caller's cc or log stays)
+  lh_log=$1 lh_cc=$2; shift 2
+  lh_n=$(grep -c -- ' -c ' "$lh_log")
+  [ "$lh_n" -gt 0 ] || { echo "$lh_log: no compile lines"; return 1; }
+  lh_m=$(grep -- ' -c ' "$lh_log" | grep -c "^$lh_cc ")
+  [ "$lh_m" = "$lh_n" ] || { echo "$lh_log: $lh_m of $lh_n compile lines run $lh_cc"; return 1; }
+  for lh_w in "$@" -fPIC -fvisibility=hidden -fwrapv; do
+    lh_m=$(grep -- ' -c ' "$lh_log" | grep -c -- " $lh_w\( \|$\)")
+    [ "$lh_m" = "$lh_n" ] || { echo "$lh_log: $lh_w on $lh_m of $lh_n compile lines"; return 1; }
   done
 }
 # warned CONFOUT MAKEOUT: the compiler warned in configure (which compiles
