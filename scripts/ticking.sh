@@ -1,26 +1,36 @@
-# Sourced by the long scripts (cross-test, system-test): never ten seconds
-# of silence while one step runs.
-# ticking LABEL COMMAND...: runs COMMAND in this shell; every 10 seconds
-# (TEST_TICK) while it runs, says "LABEL: still running (Ns)".  The
-# ticker ends with COMMAND, or with this shell if COMMAND exits it.
-ticking() {
-  tick_label=$1
+# Sourced by the long scripts (cross-test, system-test) and by the test
+# runner: never ten seconds of silence while something runs.
+# ticker SECONDS COMMAND...: in the background, runs COMMAND N every
+# SECONDS (N: the seconds so far) until this shell ends or $tick_pid is
+# killed.
+ticker() {
+  tick_every=$1
   shift
   (
     trap 'kill $tick_sleep 2> /dev/null; exit 0' TERM
     s=0
     while kill -0 $$ 2> /dev/null; do
-      sleep "${TEST_TICK:-10}" &
+      sleep "$tick_every" &
       tick_sleep=$!
       wait $tick_sleep
-      s=$((s + ${TEST_TICK:-10}))
-      kill -0 $$ 2> /dev/null && echo "$tick_label: still running (${s}s)"
+      s=$((s + tick_every))
+      kill -0 $$ 2> /dev/null && "$@" "$s"
     done
   ) &
   tick_pid=$!
+}
+# ticking LABEL COMMAND...: runs COMMAND in this shell; every 10 seconds
+# (TEST_TICK) while it runs, says "LABEL: still running (Ns)".
+ticking() {
+  tick_label=$1
+  shift
+  ticker "${TEST_TICK:-10}" ticking_says
   "$@"
   tick_status=$?
   kill $tick_pid 2> /dev/null
   wait $tick_pid 2> /dev/null
   return $tick_status
+}
+ticking_says() {
+  echo "$tick_label: still running (${1}s)"
 }

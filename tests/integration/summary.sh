@@ -6,7 +6,7 @@
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 mkdir -p "$d/scripts" "$d/tests/integration" "$d/tests/unit" "$d/build/x"
-cp scripts/test "$d/scripts/"
+cp scripts/test scripts/ticking.sh "$d/scripts/"
 cp tests/lib.sh "$d/tests/"
 ln -s x "$d/build/0"
 cat > "$d/build/x/config.sh" <<'EOF'
@@ -50,7 +50,7 @@ fi
 # says what is still running; each test's start and end are said.
 e=$d/jobs
 mkdir -p "$e/scripts" "$e/tests/integration" "$e/build/x"
-cp scripts/test "$e/scripts/"
+cp scripts/test scripts/ticking.sh "$e/scripts/"
 cp tests/lib.sh "$e/tests/"
 cp "$d/build/x/config.sh" "$e/build/x/"
 ln -s x "$e/build/0"
@@ -72,4 +72,40 @@ if [ $st = 0 ] && [ "$(tail -n 1 "$e/out")" = "3 passed, 0 failed" ] &&
   pass test_jobs_side_by_side_alone_first_ticker
 else
   fail test_jobs_side_by_side_alone_first_ticker "status $st: $(tr '\n' '|' < "$e/out")"
+fi
+
+# Stopped by a signal (Ctrl-C, a CI timeout): every job ends, with what
+# it started (here a test's child that would sleep on for a minute), and
+# the runner says so and fails.
+f=$d/stop
+mkdir -p "$f/scripts" "$f/tests/integration" "$f/build/x"
+cp scripts/test scripts/ticking.sh "$f/scripts/"
+cp tests/lib.sh "$f/tests/"
+cp "$d/build/x/config.sh" "$f/build/x/"
+ln -s x "$f/build/0"
+printf '. tests/lib.sh\nsleep 60 &\necho $! > %s/child\nwait\npass slow_done\n' "$f" > "$f/tests/integration/slow.sh"
+gone() { # PID: no such process, or only its zombie
+  [ ! -e "/proc/$1/stat" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+if ! command -v setsid > /dev/null 2>&1; then
+  skip test_stopped_ends_its_jobs "no setsid (util-linux): jobs run in the runner's process group"
+elif [ ! -d /proc/self ]; then
+  skip test_stopped_ends_its_jobs "no /proc to see the processes"
+else
+  (cd "$f" && exec sh scripts/test) > "$f/out" 2>&1 &
+  runner=$!
+  i=0
+  while [ ! -s "$f/child" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -TERM $runner 2> /dev/null
+  wait $runner
+  st=$?
+  child=$(cat "$f/child" 2> /dev/null)
+  i=0
+  while [ -n "$child" ] && ! gone "$child" && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+  if [ -n "$child" ] && gone "$child" && [ $st != 0 ] && grep -qx -- '-- stopped by a signal: ended slow' "$f/out"; then
+    pass test_stopped_ends_its_jobs
+  else
+    fail test_stopped_ends_its_jobs "status $st, child ${child:-none} $(gone "${child:-0}" || echo 'still running'): $(tr '\n' '|' < "$f/out")"
+    [ -n "$child" ] && kill "$child" 2> /dev/null
+  fi
 fi
