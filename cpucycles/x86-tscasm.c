@@ -3,6 +3,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
+  probe->as_previous = 1;
   return cpucycles_x86_tsc_probe(probe);
 }
 

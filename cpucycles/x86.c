@@ -120,7 +120,8 @@ static long long stated_hz(const char **words)
   return 0;
 }
 
-static int tsc_asked;
+/* asked once for both TSC counters, with whether RDTSC faults here */
+static int tsc_asked, tsc_faults;
 
 long long cpucycles_x86_tsc_hz(const char **words)
 {
@@ -128,6 +129,7 @@ long long cpucycles_x86_tsc_hz(const char **words)
   static const char *said;
   if (!tsc_asked) {
     hz = stated_hz(&said);
+    tsc_faults = cpucycles_os_tsc_faults();
     tsc_asked = 1;
   }
   *words = said;
@@ -183,16 +185,14 @@ void cpucycles_x86_forget(void)
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
 {
   const char *words;
-  long long hz;
-  int faults = cpucycles_os_tsc_faults();
-  if (faults > 0) {
+  long long hz = cpucycles_x86_tsc_hz(&words);
+  if (tsc_faults > 0) {
     cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
     return CPUCYCLES_SKIP;
   }
   /* this OS cannot say whether RDTSC may run: the wrapper tries it under
      its guard */
-  if (faults < 0) probe->may_trap = 1;
-  hz = cpucycles_x86_tsc_hz(&words);
+  if (tsc_faults < 0) probe->may_trap = 1;
   cpucycles_say(probe, "%s", words);
   return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;
 }

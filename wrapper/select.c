@@ -180,19 +180,18 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
    with *fail. */
 static void add_step(long long step[], int seen[], long long s)
 {
-  int i, j;
-  for (i = 0; i < STEPS_KEPT && step[i] && step[i] < s; ++i) continue;
-  if (i == STEPS_KEPT) return;
-  if (step[i] == s) {
-    ++seen[i];
-    return;
+  int i, slot = 0; /* an empty slot, else the largest step's */
+  for (i = 0; i < STEPS_KEPT; ++i) {
+    if (step[i] == s) {
+      ++seen[i];
+      return;
+    }
+    if (step[slot] && (!step[i] || step[i] > step[slot])) slot = i;
   }
-  for (j = STEPS_KEPT - 1; j > i; --j) {
-    step[j] = step[j - 1];
-    seen[j] = seen[j - 1];
+  if (!step[slot] || step[slot] > s) {
+    step[slot] = s;
+    seen[slot] = 1;
   }
-  step[i] = s;
-  seen[i] = 1;
 }
 
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
@@ -221,9 +220,12 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
     }
     *fail = decreased ? "went backwards in every try" : "never moved in every try";
     if (!decreased && step[0]) {
-      for (i = 0; i < STEPS_KEPT && step[i]; ++i)
-        if (seen[i] >= STEP_SEEN_LEAST) return step[i];
-      return step[0];
+      long long least = 0, trusted = 0; /* the smallest, and the smallest seen often */
+      for (i = 0; i < STEPS_KEPT && step[i]; ++i) {
+        if (!least || step[i] < least) least = step[i];
+        if (seen[i] >= STEP_SEEN_LEAST && (!trusted || step[i] < trusted)) trusted = step[i];
+      }
+      return trusted ? trusted : least;
     }
   }
   return 0;
@@ -280,13 +282,19 @@ static long long measure(struct walk *w, int i)
     return 0;
   }
   alone(w, i); /* after persecond, which may have read another counter */
-  /* a 32-bit counter is measured raw: its penalty prices the extension */
-  step = precision(t->only32 ? counter->ticks : cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns),
-                   &w->first_retry, &fail);
+  /* a 32-bit counter is measured raw: its penalty prices the extension;
+     one that reads what the counter before it read steps as that one did
+     (timed all the same for a trace) */
+  if (t->probe.as_previous && i && w->out->trace[i - 1].step && !w->options->measure_all)
+    step = w->out->trace[i - 1].step;
+  else
+    step = precision(t->only32 ? counter->ticks : cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns),
+                     &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return 0;
   }
+  t->step = step;
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0; /* a pending counter's "not measured" no longer holds */
   return t->precision;

@@ -226,6 +226,35 @@ static void pruning(void)
         s.trace[1].precision == 1040 && !s.trace[1].fail,
         "pruning_keeps_order_bumps_exact", "pruned chose %d (precision %lld), full chose %d",
         s.chosen, s.trace[2].precision, full.chosen);
+
+  /* A counter that reads what the one before it reads (amd64-tscasm after
+     amd64-tsc) steps as that one did: it is not timed, unless tracing, but
+     it works, and its order bump counts (so a scaled clock that would need
+     a step under 1 to win is not timed either, as on this guest); one that
+     says nothing is timed. */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1021 */
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1031, inferred */
+  fakes[1].as_previous = 1;
+  fake_stepper(2, 1000000000, 2);                   /* 1 + 1000 + 20: cannot win */
+  fake_select_with(3, 1000000000, 0, 0, &s);
+  check(s.chosen == 0 && fakes[1].calls == 0 && s.trace[1].precision == 1031 && fakes[2].calls == 0 &&
+        fake_persecond_asked == 0,
+        "pruning_same_instruction_not_timed", "chosen %d, reads %lld %lld, precision %lld, persecond asked %d",
+        s.chosen, fakes[1].calls, fakes[2].calls, s.trace[1].precision, fake_persecond_asked);
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fake_select_with(2, 1000000000, 0, 0, &full);
+  fakes[1].as_previous = 1;
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 5);
+  fakes[1].as_previous = 1;
+  fake_select_with(2, 1000000000, 1, 0, &s);
+  check(full.chosen == 0 && full.trace[1].precision == 1031 && s.chosen == 1 && s.trace[1].precision == 1015,
+        "pruning_same_instruction_timed_when_tracing", "without the flag %d (%lld), tracing %d (%lld)",
+        full.chosen, full.trace[1].precision, s.chosen, s.trace[1].precision);
 }
 
 /* Anomalously small steps (a guest's clock adjustments) must not decide
