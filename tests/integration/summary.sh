@@ -5,14 +5,15 @@
 . tests/lib.sh
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
-mkdir -p "$d/scripts" "$d/tests/integration" "$d/tests/unit" "$d/build/x"
-cp scripts/test scripts/ticking.sh "$d/scripts/"
-cp tests/lib.sh "$d/tests/"
-ln -s x "$d/build/0"
-cat > "$d/build/x/config.sh" <<'EOF'
-ARCH=x B=build/x PACKAGE=build/x/package PREFIX=/usr/local CC=false AR=ar LIBPTHREAD= INC=
-RUN= COUNTERS= COMMANDS= LIBSRCS=
-EOF
+sandbox() { # DIR: the runner and an empty configured build, without tests
+  mkdir -p "$1/scripts" "$1/tests/integration" "$1/tests/unit" "$1/build/x"
+  cp scripts/test scripts/ticking.sh "$1/scripts/"
+  cp tests/lib.sh "$1/tests/"
+  ln -s x "$1/build/0"
+  printf '%s\n' 'ARCH=x B=build/x PACKAGE=build/x/package PREFIX=/usr/local CC=false AR=ar LIBPTHREAD= INC=' \
+    'RUN= COUNTERS= COMMANDS= LIBSRCS=' > "$1/build/x/config.sh"
+}
+sandbox "$d"
 printf '. tests/lib.sh\npass alpha_ok\n' > "$d/tests/integration/alpha.sh"
 printf '. tests/lib.sh\nfail beta_check "the beta reason"\npass beta_other\n' > "$d/tests/integration/beta.sh"
 printf 'echo some noise\nexit 7\n' > "$d/tests/integration/gamma.sh"
@@ -49,11 +50,7 @@ fi
 # it; two others run at once (each waits to see the other); the ticker
 # says what is still running; each test's start and end are said.
 e=$d/jobs
-mkdir -p "$e/scripts" "$e/tests/integration" "$e/build/x"
-cp scripts/test scripts/ticking.sh "$e/scripts/"
-cp tests/lib.sh "$e/tests/"
-cp "$d/build/x/config.sh" "$e/build/x/"
-ln -s x "$e/build/0"
+sandbox "$e"
 m=$e/marks
 mkdir "$m"
 printf '# test: alone (it checks)\n. tests/lib.sh\ntouch %s/alone; sleep 1\n[ -z "$(ls %s | grep -v alone)" ] && pass quiet_alone || fail quiet_alone "$(ls %s)"\nrm %s/alone\n' \
@@ -78,11 +75,7 @@ fi
 # it started (here a test's child that would sleep on for a minute), and
 # the runner says so and fails.
 f=$d/stop
-mkdir -p "$f/scripts" "$f/tests/integration" "$f/build/x"
-cp scripts/test scripts/ticking.sh "$f/scripts/"
-cp tests/lib.sh "$f/tests/"
-cp "$d/build/x/config.sh" "$f/build/x/"
-ln -s x "$f/build/0"
+sandbox "$f"
 printf '. tests/lib.sh\nsleep 60 &\necho $! > %s/child\nwait\npass slow_done\n' "$f" > "$f/tests/integration/slow.sh"
 gone() { # PID: no such process, or only its zombie
   [ ! -e "/proc/$1/stat" ] || [ "$(sed 's/.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
