@@ -90,6 +90,10 @@ wbest=$(echo "$w" | awk '$2 == "tracesetup" && $6 > 0 && (best == "" || $6 < min
 echo "$w" | grep -q "^cpucycles implementation ${wbest:-default-zero}\$" &&
   echo "$w" | grep -q "^cpucycles wanted CPUCYCLES_IMPLEMENTATION=no-such-counter refused: " &&
   pass info_wanted_unknown_refused || fail info_wanted_unknown_refused "$(echo "$w" | grep -E 'implementation|wanted')"
+# only that exact name: not one it starts, nor one that starts it
+w=$(env CPUCYCLES_IMPLEMENTATIONX=no-such-counter CPUCYCLES_IMPLEMENTATIO=no-such-counter $RUN "$PACKAGE/bin/cpucycles-info")
+echo "$w" | grep -q '^cpucycles wanted' &&
+  fail info_wanted_exact_name_only "$(echo "$w" | grep wanted)" || pass info_wanted_exact_name_only
 # a name from outside cannot forge a line: a newline in it is not printed
 w=$(CPUCYCLES_IMPLEMENTATION="x
 cpucycles implementation forged" $RUN "$PACKAGE/bin/cpucycles-info")
