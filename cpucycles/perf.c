@@ -75,17 +75,17 @@ static void unlist(struct cpucycles_perf_thread *t)
     }
 }
 
-/* Unlists what match() picks, under the lock, then releases it (the
-   system calls outside the lock: close is a cancellation point). */
-static void release_where(int (*match)(const struct cpucycles_perf_thread *, const void *), const void *arg,
-                          int how)
+/* Unlists the events of counter c (0: any) of thread owner (0: any),
+   under the lock, then releases them (the system calls outside the lock:
+   close is a cancellation point). */
+static void release_where(const struct cpucycles_perf *c, const pthread_t *owner, int how)
 {
   struct cpucycles_perf_thread **p = &open_events, *picked = 0;
   if (!__atomic_load_n(&open_events, __ATOMIC_ACQUIRE)) return; /* the selection closes many that never opened */
   pthread_mutex_lock(&lock);
   while (*p) {
     struct cpucycles_perf_thread *t = *p;
-    if (match(t, arg)) {
+    if ((!c || t->counter == c) && (!owner || pthread_equal((pthread_t) t->owner, *owner))) {
       *p = t->next;
       t->next = picked;
       picked = t;
@@ -101,32 +101,16 @@ static void release_where(int (*match)(const struct cpucycles_perf_thread *, con
   }
 }
 
-static int of_thread(const struct cpucycles_perf_thread *t, const void *self)
-{
-  return pthread_equal((pthread_t) t->owner, *(const pthread_t *) self);
-}
-
-static int of_counter(const struct cpucycles_perf_thread *t, const void *c)
-{
-  return t->counter == c;
-}
-
-static int every(const struct cpucycles_perf_thread *t, const void *unused)
-{
-  (void) t; (void) unused;
-  return 1;
-}
-
 static void thread_exit(void *unused)
 {
   pthread_t self = pthread_self();
   (void) unused;
-  release_where(of_thread, &self, RETIRE);
+  release_where(0, &self, RETIRE);
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
 {
-  release_where(of_counter, c, UNMAP);
+  release_where(c, 0, UNMAP);
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
@@ -165,7 +149,7 @@ __attribute__((constructor)) static void perf_load(void)
 __attribute__((destructor)) static void perf_unload(void)
 {
   if (exiting) return;
-  release_where(every, 0, UNMAP);
+  release_where(0, 0, UNMAP);
   if (exit_key_made) pthread_key_delete(exit_key);
   exit_key_made = 0;
 }
