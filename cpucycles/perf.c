@@ -5,7 +5,6 @@
 #ifdef __linux__
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include "perf.h"
 
@@ -65,16 +64,6 @@ static void release(struct cpucycles_perf_thread *t, int how)
   t->fds = 0;
 }
 
-static void unlist(struct cpucycles_perf_thread *t)
-{
-  struct cpucycles_perf_thread **p;
-  for (p = &open_events; *p; p = &(*p)->next)
-    if (*p == t) {
-      *p = t->next;
-      break;
-    }
-}
-
 /* Unlists the events of counter c (0: any) of thread owner (0: any),
    under the lock, then releases them (the system calls outside the lock:
    close is a cancellation point). */
@@ -128,28 +117,16 @@ static void fork_child(void)
   pthread_mutex_unlock(&lock);
 }
 
-/* At exit other threads may still be counting, and the kernel frees
-   everything anyway: exit() runs atexit handlers before destructors, and
-   dlclose the other way round (as in wrapper/cpucycles.c). */
-static volatile int exiting;
-static void perf_at_exit(void)
-{
-  exiting = 1;
-}
-
 __attribute__((constructor)) static void perf_load(void)
 {
   exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
   pthread_atfork(fork_prepare, fork_parent, fork_child);
-  atexit(perf_at_exit);
 }
 
-/* dlclose: no thread may keep an event of ours, nor a destructor into
-   unmapped code. */
+/* Unloaded, no thread may keep a destructor into unmapped code (the
+   wrapper's own destructor has closed the chosen counter's events). */
 __attribute__((destructor)) static void perf_unload(void)
 {
-  if (exiting) return;
-  release_where(0, 0, UNMAP);
   if (exit_key_made) pthread_key_delete(exit_key);
   exit_key_made = 0;
 }
@@ -242,7 +219,6 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   t->counter = c;
   t->owner = (unsigned long) pthread_self();
   pthread_mutex_lock(&lock);
-  unlist(t);
   t->next = open_events;
   __atomic_store_n(&open_events, t, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
@@ -273,13 +249,11 @@ static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf
 /* Gives back an event that no longer counts, keeping its count */
 static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
+  pthread_t self = pthread_self();
   long long count;
   if (t->page && !cpucycles_perf_page_count(t->page, 0, c->rdpmc, &count)) count = (long long) t->page->offset;
   if (t->page && t->base + count > t->last) t->last = t->base + count;
-  pthread_mutex_lock(&lock);
-  unlist(t);
-  pthread_mutex_unlock(&lock);
-  release(t, RETIRE);
+  release_where(c, &self, RETIRE);
 }
 
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
