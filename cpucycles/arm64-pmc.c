@@ -12,8 +12,8 @@ long long ticks(void)
    read PMCCNTR_EL0 only in a thread whose own perf event grants it: here
    a read that works is arm64-perfpmc's event, set up just before, at
    work, and it traps once that event is closed.  So on such a kernel this
-   counter stands aside for arm64-perfpmc (seen on Debian's 6.1: chosen
-   over it by a few cycles of precision, make test-system). */
+   counter stands aside for arm64-perfpmc, which reads the same register
+   (make test-system checks that arm64-perfpmc is chosen there). */
 long long ticks_setup(struct cpucycles_probe *probe)
 {
   long access;

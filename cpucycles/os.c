@@ -174,8 +174,8 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 
 /* The library is not meant for setuid programs (doc/security.md); where
    the C library can tell (AT_SECURE), it still ignores the environment in
-   one.  There the walk is ours: a first getenv() faulted in a page of the
-   C library's code, 10 us of a 60 us first call. */
+   one.  There the walk is ours: a first getenv() would fault in a page
+   of the C library's code in the first call (doc/selection.md). */
 const char *cpucycles_os_getenv(const char *name)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16)) && defined(AT_SECURE)

@@ -1,4 +1,4 @@
-/* The crash guard, and the read functions cpucycles() may point at.
+/* The crash guard.
  *
  * The guard runs one read of a counter that may trap (a PMU register user
  * code may not be allowed to read) so that SIGILL, SIGFPE, SIGBUS, SIGSEGV

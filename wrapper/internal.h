@@ -19,7 +19,6 @@ struct cpucycles_trace {
   double scaling;      /* cycles per tick (1: read as it is) */
   long long penalty;   /* its class's, from select.c */
   int only32;
-  int crash;           /* the signal a guarded read raised, or 0 */
   long long measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
   const char *fail;    /* the wrapper's words when it dropped the counter */
   struct cpucycles_probe probe; /* the counter's own words and flags */

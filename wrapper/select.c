@@ -29,8 +29,7 @@
 
 /* The smallest steps seen, each with how often.  A step seen once or
    twice is not trusted: in a guest an occasional read lands one tick
-   after the previous one (about one read in 70000 here), and such an
-   outlier would decide between two counters that read the same
+   after the previous one, and such an outlier would decide between two counters that read the same
    instruction (amd64-tsc and amd64-tscasm) at random. */
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
@@ -238,6 +237,7 @@ static int set_up(struct walk *w, int i)
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_trace *t = &w->out->trace[i];
   long long setup;
+  int crash;
 
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
   alone(w, i);
@@ -248,8 +248,8 @@ static int set_up(struct walk *w, int i)
     t->fail = "setup skipped";
     return 0;
   }
-  if (t->probe.may_trap && (t->crash = cpucycles_guard_read(counter->ticks))) {
-    drop(w, i, signal_words(t->crash));
+  if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) {
+    drop(w, i, signal_words(crash));
     return 0;
   }
   if (setup == CPUCYCLES_CYCLECOUNTER) {
