@@ -14,6 +14,18 @@
 #include "fakeos.h"
 #include "crash.h"
 
+/* The signal a guarded read raised, as the trace says it ("SIGILL"...
+   as the counter's words of failure), or 0. */
+static inline int crash_of(const struct cpucycles_trace *t)
+{
+  static const int sigs[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
+  static const char *const names[] = { "SIGILL", "SIGFPE", "SIGBUS", "SIGSEGV", "SIGABRT" };
+  int i;
+  for (i = 0; i < 5; ++i)
+    if (t->fail && !strcmp(t->fail, names[i])) return sigs[i];
+  return 0;
+}
+
 enum fake_kind {
   FAKE_STEP,        /* value += step on every read */
   FAKE_CRASH_TICKS, /* every read dies of fake.signal (set may_trap) */

@@ -56,14 +56,14 @@ static void crashes(void)
   fake_trapper(4, SIGBUS);
   fake_stepper(5, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   run(6, 1000000000);
-  check(s.trace[0].crash == fake_signal(SIGILL) && s.trace[0].precision == 0, "crash_sigill_dropped",
-        "crash %d precision %lld", s.trace[0].crash, s.trace[0].precision);
-  check(s.trace[1].crash == SIGSEGV && s.trace[1].precision == 0, "crash_sigsegv_dropped",
-        "crash %d", s.trace[1].crash);
-  check(s.trace[2].crash == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_dropped",
-        "crash %d", s.trace[2].crash);
-  check(s.trace[3].crash == fake_signal(SIGFPE) && s.trace[4].crash == fake_signal(SIGBUS), "crash_sigfpe_sigbus_dropped",
-        "crash %d %d", s.trace[3].crash, s.trace[4].crash);
+  check(crash_of(&s.trace[0]) == fake_signal(SIGILL) && s.trace[0].precision == 0, "crash_sigill_dropped",
+        "crash %d precision %lld", crash_of(&s.trace[0]), s.trace[0].precision);
+  check(crash_of(&s.trace[1]) == SIGSEGV && s.trace[1].precision == 0, "crash_sigsegv_dropped",
+        "crash %d", crash_of(&s.trace[1]));
+  check(crash_of(&s.trace[2]) == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_dropped",
+        "crash %d", crash_of(&s.trace[2]));
+  check(crash_of(&s.trace[3]) == fake_signal(SIGFPE) && crash_of(&s.trace[4]) == fake_signal(SIGBUS), "crash_sigfpe_sigbus_dropped",
+        "crash %d %d", crash_of(&s.trace[3]), crash_of(&s.trace[4]));
   check(s.chosen == 5 && s.trace[5].precision == 1030, "crash_survivor_chosen",
         "chosen %d precision %lld", s.chosen, s.trace[5].precision);
   check(fakes[0].closes == 1 && fakes[1].closes == 1 && fakes[5].closes == 0,
