@@ -56,12 +56,6 @@ int cpucycles_read_knob(const char *path, long *value);
    is no digit, a bare exponent mark, or a value past 10^18. */
 const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out);
 
-/* The next piece of path, from *offset on (which it advances), that holds
-   only whole lines, read into text: its length and, in *piece, its start
-   (the byte after it is NUL); 0 at the end, on an error, or past most
-   bytes.  A line cut by the buffer is never read as a shorter one. */
-long cpucycles_read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece);
-
 /* The first nonzero value(VALUE, eol) over the lines
    "KEY<blanks>:<blanks>VALUE" of /proc/cpuinfo whose KEY is keys[*key]
    (the list ends with 0), eol being the line's end; read into text (size

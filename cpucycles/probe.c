@@ -127,29 +127,6 @@ static const char *blanks(const char *s)
   return s;
 }
 
-long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
-                            char *text, size_t size, size_t first, long most, int *key)
-{
-  long offset = 0, n;
-  char *piece;
-  while ((n = cpucycles_read_lines("/proc/cpuinfo", &offset, most, text, offset ? size : first, &piece)) > 0) {
-    const char *line = piece, *end = piece + n;
-    for (; line < end; ++line) {
-      const char *eol = memchr(line, '\n', (size_t) (end - line)), *s;
-      long long got;
-      if (!eol) eol = end;
-      for (*key = 0; keys[*key]; ++*key) {
-        size_t length = strlen(keys[*key]);
-        if ((size_t) (eol - line) <= length || strncmp(line, keys[*key], length)) continue;
-        s = blanks(line + length);
-        if (*s == ':' && (got = value(blanks(s + 1), eol))) return got;
-      }
-      line = eol;
-    }
-  }
-  return 0;
-}
-
 /* The next piece of path that holds only whole lines, read into text from
    *offset on, which it advances.  Returns the piece's length (its start
    in *piece; the byte after it is NUL), or 0 at the end, on an error or
@@ -159,7 +136,7 @@ long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const c
    which is skipped.  A last line without its newline counts only at the
    end of the file: a line cut by the buffer is never read as a shorter
    one. */
-long cpucycles_read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
+static long read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
 {
   while (*offset < most) {
     long start = *offset > 0 ? *offset - 1 : 0;
@@ -194,6 +171,29 @@ long cpucycles_read_lines(const char *path, long *offset, long most, char *text,
     if (end > p) {
       *piece = p;
       return (long) (end - p);
+    }
+  }
+  return 0;
+}
+
+long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
+                            char *text, size_t size, size_t first, long most, int *key)
+{
+  long offset = 0, n;
+  char *piece;
+  while ((n = read_lines("/proc/cpuinfo", &offset, most, text, offset ? size : first, &piece)) > 0) {
+    const char *line = piece, *end = piece + n;
+    for (; line < end; ++line) {
+      const char *eol = memchr(line, '\n', (size_t) (end - line)), *s;
+      long long got;
+      if (!eol) eol = end;
+      for (*key = 0; keys[*key]; ++*key) {
+        size_t length = strlen(keys[*key]);
+        if ((size_t) (eol - line) <= length || strncmp(line, keys[*key], length)) continue;
+        s = blanks(line + length);
+        if (*s == ':' && (got = value(blanks(s + 1), eol))) return got;
+      }
+      line = eol;
     }
   }
   return 0;
