@@ -3,7 +3,8 @@
    module, or rdpmc 2 while someone else's perf event runs).  Where it is
    not counting, the precision test drops it. */
 #include "x86.h"
-#ifdef __linux__
+#include "cpucycles-config.h"
+#if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include "perf.h"
 #endif
 
@@ -19,7 +20,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
     cpucycles_say(probe, "CPUID leaf 0xA lists no fixed-function counter 1");
     return CPUCYCLES_SKIP;
   }
-#ifdef __linux__
+#if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
   {
     const char *path;
     long knob = cpucycles_perf_rdpmc_knob(&path);

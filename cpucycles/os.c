@@ -17,8 +17,11 @@
 #endif
 #include <string.h>
 #include <sys/resource.h>
+#include "cpucycles-config.h"
 #ifdef __linux__
+#ifdef CPUCYCLES_HAVE_PERF_EVENT
 #include <linux/perf_event.h>
+#endif
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #endif
@@ -126,7 +129,7 @@ int cpucycles_os_close_fd(int fd)
    /proc nothing can be told, and nothing is touched. */
 int cpucycles_os_perf_owned(int fd, unsigned long long id)
 {
-#ifdef __linux__
+#if defined(__linux__) && defined(PERF_EVENT_IOC_ID)
   static const char perf[] = "anon_inode:[perf_event]";
   char path[32], link[sizeof perf];
   unsigned long long got = 0;

@@ -2,7 +2,8 @@
    cycles event (with Intel's E-core twin), opened on the thread's first
    read and closed at its exit; the knobs that gate user-level reads; the
    read(2) path, which reads only fds that are still our events. */
-#ifdef __linux__
+#include "cpucycles-config.h"
+#if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
