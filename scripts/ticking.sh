@@ -4,7 +4,8 @@
 # SECONDS (N: the seconds so far) until this shell ends or $tick_pid is
 # killed.
 ticker() {
-  tick_every=$1
+  tick_every=${1%%.*} # whole seconds: sh counts in integers
+  case $tick_every in ''|*[!0-9]*|0) tick_every=1 ;; esac
   shift
   (
     trap 'kill $tick_sleep 2> /dev/null; exit 0' TERM

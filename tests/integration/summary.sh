@@ -102,3 +102,26 @@ else
     [ -n "$child" ] && kill "$child" 2> /dev/null
   fi
 fi
+
+# the same, with the signal as soon as the job is started: the runner
+# waits for the job to say its pid, so nothing it starts runs on
+if command -v setsid > /dev/null 2>&1 && [ -d /proc/self ]; then
+  rm -f "$f/child"
+  (cd "$f" && exec sh scripts/test) > "$f/out" 2>&1 &
+  runner=$!
+  i=0
+  while ! grep -q '^-- slow started' "$f/out" 2> /dev/null && [ $i -lt 1000 ]; do sleep 0.01; i=$((i + 1)); done
+  kill -TERM $runner 2> /dev/null
+  wait $runner
+  st=$?
+  sleep 2 # a job that escaped has started its child by now
+  child=$(cat "$f/child" 2> /dev/null)
+  i=0
+  while [ -n "$child" ] && ! gone "$child" && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+  if { [ -z "$child" ] || gone "$child"; } && [ $st != 0 ]; then
+    pass test_stopped_at_start_ends_its_jobs
+  else
+    fail test_stopped_at_start_ends_its_jobs "status $st, child ${child:-none} still running: $(tr '\n' '|' < "$f/out")"
+    [ -n "$child" ] && kill "$child" 2> /dev/null
+  fi
+fi
