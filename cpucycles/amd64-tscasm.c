@@ -4,7 +4,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  probe->as_previous = 1;
+  probe->reads_as = "amd64-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

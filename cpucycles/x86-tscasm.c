@@ -3,7 +3,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  probe->as_previous = 1;
+  probe->reads_as = "x86-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

@@ -3,6 +3,7 @@
    CPUID exits to the hypervisor (several microseconds), so each leaf is
    asked at most once per process and only when an answer needs it. */
 #include <string.h>
+#include <unistd.h>
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -118,16 +119,21 @@ static long long stated_hz(const char **words)
   return 0;
 }
 
-/* asked once for both TSC counters, with whether RDTSC faults here */
+/* asked once for both TSC counters, with whether RDTSC faults here: in
+   this process (a child of fork may have turned RDTSC off before it
+   selects) */
 static int tsc_asked, tsc_faults;
+static long tsc_pid;
 
 long long cpucycles_x86_tsc_hz(const char **words)
 {
   static long long hz;
   static const char *said;
-  if (!tsc_asked) {
+  long pid = (long) getpid();
+  if (!tsc_asked || tsc_pid != pid) {
     hz = stated_hz(&said);
     tsc_faults = cpucycles_os_tsc_faults();
+    tsc_pid = pid;
     tsc_asked = 1;
   }
   *words = said;

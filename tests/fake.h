@@ -38,7 +38,7 @@ enum fake_kind {
 struct fake {
   long long setup;     /* what ticks_setup returns */
   int may_trap;        /* what it says of its reads */
-  int as_previous;     /* it says it reads what the slot before it reads */
+  const char *reads_as; /* it says it reads what that fake reads */
   const char *say;     /* its setup's words (cpucycles_say), or 0 */
   enum fake_kind kind;
   int signal;
@@ -89,7 +89,7 @@ static long long fake_read(int i)
 static long long fake_setup(int i, struct cpucycles_probe *probe)
 {
   probe->may_trap = fakes[i].may_trap;
-  probe->as_previous = fakes[i].as_previous;
+  probe->reads_as = fakes[i].reads_as;
   if (fakes[i].say) cpucycles_say(probe, "%s", fakes[i].say);
   return fakes[i].setup;
 }

@@ -273,6 +273,7 @@ static long long measure(struct walk *w, int i)
   struct cpucycles_trace *t = &w->out->trace[i];
   const char *fail;
   long long step;
+  int k = w->out->count;
 
   t->scaling = 1;
   if (t->setup > 0) {
@@ -283,10 +284,13 @@ static long long measure(struct walk *w, int i)
   }
   alone(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter is measured raw: its penalty prices the extension;
-     one that reads what the counter before it read steps as that one did
-     (timed all the same for a trace) */
-  if (t->probe.as_previous && i && w->out->trace[i - 1].step && !w->options->measure_all)
-    step = w->out->trace[i - 1].step;
+     one that reads what a counter already measured reads steps as that
+     one did (timed all the same for a trace) */
+  if (t->probe.reads_as && !w->options->measure_all)
+    for (k = 0; k < w->out->count && (strcmp(w->table[k].name, t->probe.reads_as) || !w->out->trace[k].step); ++k)
+      continue;
+  if (k < w->out->count)
+    step = w->out->trace[k].step;
   else
     step = precision(t->only32 ? counter->ticks : cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns),
                      &w->first_retry, &fail);

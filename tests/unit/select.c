@@ -235,22 +235,32 @@ static void pruning(void)
   fake_reset();
   fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1021 */
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1031, inferred */
-  fakes[1].as_previous = 1;
+  fakes[1].reads_as = "fake0";
   fake_stepper(2, 1000000000, 2);                   /* 1 + 1000 + 20: cannot win */
   fake_select_with(3, 1000000000, 0, 0, &s);
   check(s.chosen == 0 && fakes[1].calls == 0 && s.trace[1].precision == 1031 && fakes[2].calls == 0 &&
         fake_persecond_asked == 0,
         "pruning_same_instruction_not_timed", "chosen %d, reads %lld %lld, precision %lld, persecond asked %d",
         s.chosen, fakes[1].calls, fakes[2].calls, s.trace[1].precision, fake_persecond_asked);
+  /* the counter it names was not measured (left out, or skipped): timed */
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_SKIP, 21);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
+  fakes[1].reads_as = "fake0";
+  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 7);
+  fakes[2].reads_as = "nosuch";
+  fake_select_with(3, 1000000000, 0, 0, &s);
+  check(fakes[1].calls > 0 && s.trace[1].precision == 1021 && fakes[2].calls > 0 && s.chosen == 2,
+        "pruning_same_instruction_timed_without_its_twin", "reads %lld %lld, precision %lld, chosen %d",
+        fakes[1].calls, fakes[2].calls, s.trace[1].precision, s.chosen);
   fake_reset();
   fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
   fake_select_with(2, 1000000000, 0, 0, &full);
-  fakes[1].as_previous = 1;
   fake_reset();
   fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 5);
-  fakes[1].as_previous = 1;
+  fakes[1].reads_as = "fake0";
   fake_select_with(2, 1000000000, 1, 0, &s);
   check(full.chosen == 0 && full.trace[1].precision == 1031 && s.chosen == 1 && s.trace[1].precision == 1015,
         "pruning_same_instruction_timed_when_tracing", "without the flag %d (%lld), tracing %d (%lld)",

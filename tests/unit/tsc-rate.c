@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <x86intrin.h>
 #include "cpucycles.h"
 #include "serve.h"
@@ -83,6 +84,11 @@ static long long rate(void)
 static int tsc_runs(void)
 {
   return 0;
+}
+
+static int tsc_off(void)
+{
+  return 1;
 }
 
 /* The class a TSC counter's setup returns, as selection would see it. */
@@ -221,6 +227,22 @@ int main(void)
   fake_os.nanoseconds = 0;
   check(class == 2400000000LL && clock_reads == before, "tsc_leaf15_rate_taken_without_a_clock_read",
         "class %lld after %lld clock reads (%s)", class, clock_reads - before, said(&probe));
+
+  /* RDTSC turned off in a child of fork (PR_SET_TSC) before it selects
+     again: the child asks, not the parent's answer */
+  {
+    int status = -1;
+    pid_t child;
+    tsc_class(&probe); /* asked here, in the parent */
+    fflush(stdout);
+    if ((child = fork()) == 0) {
+      fake_os.tsc_faults = tsc_off;
+      _exit(tsc_class(&probe) == CPUCYCLES_SKIP ? 0 : 1);
+    }
+    if (child > 0) waitpid(child, &status, 0);
+    check(child > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0, "tsc_faults_asked_again_in_a_child",
+          "the child took the parent's answer (wait status %d)", status);
+  }
 
   machine("GenuineIntel", 0x000906ea, 1, 1); /* a guest with a leaf 0x15 */
   set(0x15, 1, 100, 24000000, 0);
