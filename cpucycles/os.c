@@ -179,8 +179,9 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
    the C library can tell (AT_SECURE), it still ignores the environment in
    one.  There the walk is ours: a first getenv() would fault in a page
    of the C library's code in the first call (doc/selection.md).  Linux
-   only: its kernel always passes AT_SECURE.  A setenv() in another thread
-   meanwhile is as safe as for glibc's getenv (2.40 on keeps old arrays). */
+   only: its kernel always passes AT_SECURE.  From glibc 2.40 on, setenv()
+   in another thread keeps the old arrays, so the walk reads no freed
+   memory (as getenv, it may miss a variable an unsetenv() moves). */
 const char *cpucycles_os_getenv(const char *name)
 {
 #if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16)) && defined(AT_SECURE)

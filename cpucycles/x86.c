@@ -122,19 +122,18 @@ static long long stated_hz(const char **words)
 /* asked once for both TSC counters, with whether RDTSC faults here: in
    this process (a child of fork may have turned RDTSC off before it
    selects) */
-static int tsc_asked, tsc_faults;
-static long tsc_pid;
+static int tsc_faults;
+static long tsc_pid; /* the process that asked, or 0 */
 
 long long cpucycles_x86_tsc_hz(const char **words)
 {
   static long long hz;
   static const char *said;
   long pid = (long) getpid();
-  if (!tsc_asked || tsc_pid != pid) {
+  if (tsc_pid != pid) {
     hz = stated_hz(&said);
     tsc_faults = cpucycles_os_tsc_faults();
     tsc_pid = pid;
-    tsc_asked = 1;
   }
   *words = said;
   return hz;
@@ -183,7 +182,8 @@ const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe
 
 void cpucycles_x86_forget(void)
 {
-  facts_asked = tsc_asked = cached = 0;
+  facts_asked = cached = 0;
+  tsc_pid = 0;
 }
 
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
