@@ -29,8 +29,9 @@
 
 /* The smallest steps seen, each with how often.  A step seen once or
    twice is not trusted: in a guest an occasional read lands one tick
-   after the previous one, and such an outlier would decide between two counters that read the same
-   instruction (amd64-tsc and amd64-tscasm) at random. */
+   after the previous one, and such an outlier would decide between two
+   counters that read the same instruction (amd64-tsc and amd64-tscasm)
+   at random. */
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
