@@ -110,12 +110,8 @@ static void fork_prepare(void) { pthread_mutex_lock(&lock); }
 static void fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void fork_child(void)
 {
-  while (open_events) {
-    struct cpucycles_perf_thread *t = open_events;
-    open_events = t->next;
-    release(t, FORGET);
-  }
   pthread_mutex_unlock(&lock);
+  release_where(0, 0, FORGET);
 }
 
 __attribute__((constructor)) static void perf_load(void)
@@ -153,7 +149,6 @@ static int open_event(struct perf_event_attr *attr, int *err)
     *err = missing.err;
     return -1;
   }
-  *err = ENOSYS;
   for (i = 0; i < 4; ++i) {
     long fd;
     attr->exclude_kernel = i < 2;
@@ -189,13 +184,15 @@ static int add_event(struct cpucycles_perf_thread *t, struct perf_event_attr *at
   return 1;
 }
 
-/* Opens this thread's events into t (and maps the page if c says so) and
-   lists them.  Returns 0, or an errno, with the E-core refusal in *atom_err
-   (words only: counting on P-cores goes on). */
-static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, int *atom_err, long *atom)
+/* Opens this thread's events into t (and maps fd[0]'s page if c reads
+   through it) and lists them.  Returns 1, or 0 with nothing left open,
+   after saying why; an E-core refusal is only said: counting on P-cores
+   goes on. */
+static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
 {
   struct perf_event_attr attr;
-  int err = 0;
+  int err;
+  long atom;
   t->fds = 0;
   t->page = 0;
   t->counter = c;
@@ -206,25 +203,29 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   attr.config1 = c->config1;
   attr.pinned = 1;
   attr.read_format = PERF_FORMAT_ID;
-  if (!add_event(t, &attr, &err)) return err;
-  *atom_err = 0;
-  if (cpucycles_read_knob(ATOM_TYPE, atom) && *atom >= 0) {
-    attr.type = (unsigned int) *atom;
-    attr.config = INTEL_RAW_CYCLES;
-    if (!add_event(t, &attr, atom_err) && !*atom_err) *atom_err = EINVAL;
+  if (!add_event(t, &attr, &err)) {
+    cpucycles_say(probe, "perf_event_open: %s", words(err));
+    return 0;
   }
   if (c->rdpmc && !(t->page = cpucycles_os_map_page(t->fd[0]))) {
     release(t, UNMAP);
-    return ENOMEM;
+    cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
+    return 0;
   }
-  t->counter = c;
+  if (cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0) {
+    attr.type = (unsigned int) atom;
+    attr.config = INTEL_RAW_CYCLES;
+    if (!add_event(t, &attr, &err))
+      cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores", atom,
+                    words(err));
+  }
   t->owner = (unsigned long) pthread_self();
   pthread_mutex_lock(&lock);
   t->next = open_events;
   __atomic_store_n(&open_events, t, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&lock);
   if (exit_key_made) pthread_setspecific(exit_key, t);
-  return 0;
+  return 1;
 }
 
 /* The sum of t's counts by read(2), each fd checked to be still the event
@@ -260,8 +261,7 @@ static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   long long count = sum(c, t), now;
-  int atom_err;
-  long atom;
+  struct cpucycles_probe unheard; /* why a thread's event did not open: nobody asks */
   if (count >= 0) return t->last = t->base + count;
   now = cpucycles_os_nanoseconds();
   if (t->fds) {
@@ -271,7 +271,7 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
     t->last_ns = t->retry_ns = now;
   }
   if (now - t->retry_ns >= 0) {
-    if (!open_thread(c, t, &atom_err, &atom)) {
+    if (open_thread(c, t, &unheard)) {
       t->base = t->last;
       count = sum(c, t);
       if (count >= 0) return t->last = t->base + count;
@@ -307,24 +307,11 @@ static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                          struct cpucycles_probe *probe)
 {
-  int err, atom_err;
-  long atom;
-#ifdef CPUCYCLES_PERF_NO_THREADS
-  cpucycles_say(probe, CPUCYCLES_PERF_NO_THREADS);
+#ifdef CPUCYCLES_NO_THREAD_LOCAL
+  cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
   return 0;
 #endif
-  err = open_thread(c, t, &atom_err, &atom);
-  if (err == ENOMEM) {
-    cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
-    return 0;
-  }
-  if (err) {
-    cpucycles_say(probe, "perf_event_open: %s", words(err));
-    return 0;
-  }
-  if (atom_err)
-    cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores",
-                  atom, words(atom_err));
+  if (!open_thread(c, t, probe)) return 0;
   t->base = t->last = t->last_ns = t->retry_ns = 0;
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the

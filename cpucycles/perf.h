@@ -46,10 +46,6 @@ struct cpucycles_perf_thread {
   unsigned long owner;                /* pthread_self() of its thread */
 };
 
-#ifdef CPUCYCLES_NO_THREAD_LOCAL
-#define CPUCYCLES_PERF_NO_THREADS "no thread-local storage: every thread would read one thread's event"
-#endif
-
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
    sees them count, learning c->toggle and c->per_ns.  Returns 1, or 0 with
    nothing left open after saying why.  Runs no instruction that may trap. */
