@@ -47,9 +47,9 @@ static struct cpucycles_perf_thread *open_events;
 static pthread_key_t exit_key;
 static int exit_key_made;
 
-/* How release() treats the page */
-#define UNMAP 0  /* no other thread reads this counter now: selection, dlclose */
-#define RETIRE 1 /* other threads may be reading: unmap unless the counter must keep it */
+/* Which events go and how release() treats their page */
+#define UNMAP 0  /* all: no other thread reads this counter now: selection, dlclose */
+#define RETIRE 1 /* this thread's: others may be reading: unmap unless the counter must keep it */
 #define FORGET 2 /* a forked child: the page is not there */
 
 /* Gives back what t holds: the page (which keeps its event alive) and
@@ -65,17 +65,18 @@ static void release(struct cpucycles_perf_thread *t, int how)
   t->fds = 0;
 }
 
-/* Unlists the events of counter c (0: any) of thread owner (0: any),
-   under the lock, then releases them (the system calls outside the lock:
-   close is a cancellation point). */
-static void release_where(const struct cpucycles_perf *c, const pthread_t *owner, int how)
+/* Unlists the events of counter c (0: any) that go (how), under the lock,
+   then releases them (the system calls outside the lock: close is a
+   cancellation point). */
+static void release_where(const struct cpucycles_perf *c, int how)
 {
   struct cpucycles_perf_thread **p = &open_events, *picked = 0;
+  pthread_t self = pthread_self();
   if (!__atomic_load_n(&open_events, __ATOMIC_ACQUIRE)) return; /* the selection closes many that never opened */
   pthread_mutex_lock(&lock);
   while (*p) {
     struct cpucycles_perf_thread *t = *p;
-    if ((!c || t->counter == c) && (!owner || pthread_equal((pthread_t) t->owner, *owner))) {
+    if ((!c || t->counter == c) && (how != RETIRE || pthread_equal((pthread_t) t->owner, self))) {
       *p = t->next;
       t->next = picked;
       picked = t;
@@ -93,14 +94,13 @@ static void release_where(const struct cpucycles_perf *c, const pthread_t *owner
 
 static void thread_exit(void *unused)
 {
-  pthread_t self = pthread_self();
   (void) unused;
-  release_where(0, &self, RETIRE);
+  release_where(0, RETIRE);
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
 {
-  release_where(c, 0, UNMAP);
+  release_where(c, UNMAP);
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
@@ -111,7 +111,7 @@ static void fork_parent(void) { pthread_mutex_unlock(&lock); }
 static void fork_child(void)
 {
   pthread_mutex_unlock(&lock);
-  release_where(0, 0, FORGET);
+  release_where(0, FORGET);
 }
 
 __attribute__((constructor)) static void perf_load(void)
@@ -251,11 +251,10 @@ static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf
 /* Gives back an event that no longer counts, keeping its count */
 static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  pthread_t self = pthread_self();
   long long count;
   if (t->page && !cpucycles_perf_page_count(t->page, 0, c->rdpmc, &count)) count = (long long) t->page->offset;
   if (t->page && t->base + count > t->last) t->last = t->base + count;
-  release_where(c, &self, RETIRE);
+  release_where(c, RETIRE);
 }
 
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
