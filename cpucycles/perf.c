@@ -132,9 +132,9 @@ __attribute__((destructor)) static void perf_unload(void)
 
 /* An event the kernel said it does not have (ENOENT, ENODEV, ENOSYS)
    stays missing for the life of the process; remembering it spares the
-   next perf counter the same refused system call. */
+   next perf counter the same refused system call (err 0: none yet). */
 static struct {
-  int known, err;
+  int err;
   unsigned int type;
   unsigned long long config, config1;
 } missing;
@@ -144,7 +144,7 @@ static struct {
 static int open_event(struct perf_event_attr *attr, int *err)
 {
   int i;
-  if (missing.known && missing.type == attr->type && missing.config == attr->config &&
+  if (missing.err && missing.type == attr->type && missing.config == attr->config &&
       missing.config1 == attr->config1) {
     *err = missing.err;
     return -1;
@@ -157,7 +157,6 @@ static int open_event(struct perf_event_attr *attr, int *err)
     if (fd >= 0) return (int) fd;
     *err = errno;
     if (*err == ENOSYS || *err == ENOENT || *err == ENODEV) {
-      missing.known = 1;
       missing.err = *err;
       missing.type = attr->type;
       missing.config = attr->config;
