@@ -93,21 +93,20 @@ static inline int cpucycles_perf_page_count(const volatile struct perf_event_mma
                                             unsigned long long (*rdpmc)(unsigned int counter), long long *count)
 {
   unsigned int seq, index, width;
+  unsigned long long raw;
   do {
     seq = pc->lock;
     CPUCYCLES_PERF_BARRIER();
     index = pc->index;
     if (!index || !pc->cap_user_rdpmc || (want && index != want)) return 0;
     *count = pc->offset;
-    {
-      unsigned long long raw = rdpmc(index - 1);
-      width = pc->pmc_width;
-      if (width > 0 && width < 64) {
-        unsigned int shift = 64 - width; /* a signed value of width bits */
-        *count += (long long) (raw << shift) >> shift;
-      } else {
-        *count += (long long) raw;
-      }
+    raw = rdpmc(index - 1);
+    width = pc->pmc_width;
+    if (width > 0 && width < 64) {
+      unsigned int shift = 64 - width; /* a signed value of width bits */
+      *count += (long long) (raw << shift) >> shift;
+    } else {
+      *count += (long long) raw;
     }
     CPUCYCLES_PERF_BARRIER();
   } while (pc->lock != seq);
