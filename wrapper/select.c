@@ -27,11 +27,11 @@
 #define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
 #define ENDPOINT_TRIES 8       /* ... a few times */
 
-/* The smallest steps seen, each with how often.  A step seen once or
-   twice is not trusted: in a guest an occasional read lands one tick
-   after the previous one, and such an outlier would decide between two
-   counters that read the same instruction (amd64-tsc and amd64-tscasm)
-   at random. */
+/* The smallest steps seen, in increasing order (0: none yet), each with
+   how often.  A step seen once or twice is not trusted: in a guest an
+   occasional read lands one tick after the previous one, and such an
+   outlier would decide between two counters that read the same
+   instruction (amd64-tsc and amd64-tscasm) at random. */
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
@@ -177,21 +177,23 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
 /* Precision: PRECISION_CALLS reads must never decrease and must increase
    at least once; PRECISION_TRIES chances within the retry budget.  Returns
    the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
-   with *fail. */
+   with *fail.  A step larger than every one kept, with none free, is
+   not kept: one evicted never comes back, so every count is exact. */
 static void add_step(long long step[], int seen[], long long s)
 {
-  int i, slot = 0; /* an empty slot, else the largest step's */
-  for (i = 0; i < STEPS_KEPT; ++i) {
-    if (step[i] == s) {
-      ++seen[i];
-      return;
-    }
-    if (step[slot] && (!step[i] || step[i] > step[slot])) slot = i;
+  int i, j;
+  for (i = 0; i < STEPS_KEPT && step[i] && step[i] < s; ++i) continue;
+  if (i == STEPS_KEPT) return;
+  if (step[i] == s) {
+    ++seen[i];
+    return;
   }
-  if (!step[slot] || step[slot] > s) {
-    step[slot] = s;
-    seen[slot] = 1;
+  for (j = STEPS_KEPT - 1; j > i; --j) {
+    step[j] = step[j - 1];
+    seen[j] = seen[j - 1];
   }
+  step[i] = s;
+  seen[i] = 1;
 }
 
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
@@ -220,12 +222,8 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
     }
     *fail = decreased ? "went backwards in every try" : "never moved in every try";
     if (!decreased && step[0]) {
-      long long least = 0, trusted = 0; /* the smallest, and the smallest seen often */
-      for (i = 0; i < STEPS_KEPT && step[i]; ++i) {
-        if (!least || step[i] < least) least = step[i];
-        if (seen[i] >= STEP_SEEN_LEAST && (!trusted || step[i] < trusted)) trusted = step[i];
-      }
-      return trusted ? trusted : least;
+      for (i = 0; i < STEPS_KEPT && seen[i] < STEP_SEEN_LEAST; ++i) continue;
+      return i < STEPS_KEPT ? step[i] : step[0];
     }
   }
   return 0;
