@@ -68,7 +68,7 @@ void cpucycles_guard_forget(void);
    of hz ticks per second), set up to read it now and published; clock
    says ticks is CLOCK_MONOTONIC in nanoseconds, which the scaled read
    then reads itself.  cpucycles_read_trial: the same for the precision
-   test, unpublished (only32 counters are tested raw). */
+   test, unpublished (scaling 1, as for only32 counters: ticks itself). */
 long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void);
 long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void);
 long long cpucycles_read_scaled(void);

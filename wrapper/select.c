@@ -85,7 +85,6 @@ static void alone(struct walk *w, int i)
 static void drop(struct walk *w, int i, const char *why)
 {
   w->out->trace[i].fail = why;
-  w->out->trace[i].precision = 0;
   w->table[i].close();
   w->open[i] = 0;
 }
@@ -239,10 +238,9 @@ static int set_up(struct walk *w, int i)
   int crash;
 
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
-  alone(w, i);
+  alone(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
   setup = t->setup = counter->setup(&t->probe);
-  w->open[i] = 1; /* even a skip may have half-opened something */
   if (setup == CPUCYCLES_SKIP) {
     t->fail = "setup skipped";
     return 0;
@@ -282,17 +280,16 @@ static long long measure(struct walk *w, int i)
     return 0;
   }
   alone(w, i); /* after persecond, which may have read another counter */
-  /* a 32-bit counter is measured raw: its penalty prices the extension;
-     one that reads what a counter already measured reads steps as that
-     one did (timed all the same for a trace) */
+  /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
+     extension; one that reads what a counter already measured reads
+     steps as that one did (timed all the same for a trace) */
   if (t->probe.reads_as && !w->options->measure_all)
     for (k = 0; k < w->out->count && (strcmp(w->table[k].name, t->probe.reads_as) || !w->out->trace[k].step); ++k)
       continue;
   if (k < w->out->count)
     step = w->out->trace[k].step;
   else
-    step = precision(t->only32 ? counter->ticks : cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns),
-                     &w->first_retry, &fail);
+    step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return 0;
