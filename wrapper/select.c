@@ -41,8 +41,6 @@ struct walk {
   struct cpucycles_selection *out;
   int open[CPUCYCLES_MAXCOUNTERS]; /* set up and not yet closed */
   int working; /* counters so far that passed the precision test */
-  int pending[CPUCYCLES_MAXCOUNTERS]; /* set up, not measured: cannot win */
-  int npending;
   long long first_retry; /* when the selection's first retry began, or 0 */
 };
 
@@ -310,7 +308,10 @@ static void consider(struct walk *w, int i, long long precision)
 /* A counter that cannot beat the best so far is left pending, unmeasured;
    pending counters are measured before any later counter is, which keeps
    every order bump exact whenever it can matter.  The choice is the one
-   measuring everything would make, at a fraction of the first call. */
+   measuring everything would make, at a fraction of the first call.  Its
+   trace's words mark it pending until it is measured. */
+static const char pending[] = "not measured: cannot beat the counter already found";
+
 static void try_counter(struct walk *w, int i)
 {
   struct cpucycles_selection *out = w->out;
@@ -318,12 +319,11 @@ static void try_counter(struct walk *w, int i)
   if (!set_up(w, i)) return;
   if (!w->options->measure_all && out->chosen >= 0 &&
       SMALLEST_STEP + out->trace[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
-    out->trace[i].fail = "not measured: cannot beat the counter already found";
-    w->pending[w->npending++] = i;
+    out->trace[i].fail = pending;
     return;
   }
-  for (k = 0; k < w->npending; ++k) consider(w, w->pending[k], measure(w, w->pending[k]));
-  w->npending = 0;
+  for (k = 0; k < i; ++k)
+    if (out->trace[k].fail == pending) consider(w, k, measure(w, k));
   consider(w, i, measure(w, i));
 }
 
