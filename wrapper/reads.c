@@ -117,17 +117,15 @@ long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int c
 
 long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void)
 {
-  struct reading *r = &chosen;
-  long long (*read)(void) = ticks;
+  /* the caller's release store of cpucycles publishes chosen */
   if (only32) {
-    r->raw = ticks;
-    r->ticks_per_ns = hz / 1e9;
-    r->start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
-    r->start_ns = cpucycles_os_nanoseconds();
+    chosen.raw = ticks;
+    chosen.ticks_per_ns = hz / 1e9;
+    chosen.start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
+    chosen.start_ns = cpucycles_os_nanoseconds();
     last_set = 0;
-    read = cpucycles_read_extended;
-  } else if (scaling != 1) {
-    read = set_scale(r, ticks, scaling, clock) ? cpucycles_read_clock : cpucycles_read_scaled;
+    return cpucycles_read_extended;
   }
-  return read; /* the caller's release store of cpucycles publishes r */
+  if (scaling == 1) return ticks;
+  return set_scale(&chosen, ticks, scaling, clock) ? cpucycles_read_clock : cpucycles_read_scaled;
 }
