@@ -1,7 +1,7 @@
 /* The selection rule (SPEC 3), in one place, top to bottom:
    cpucycles_select() at the end walks the list; set_up() runs a counter's
-   probe, measure() scales it and tests its precision, consider() keeps the
-   best.  doc/selection.md says the same in prose. */
+   probe, measure() scales it, tests its precision and keeps the best.
+   doc/selection.md says the same in prose. */
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
@@ -261,8 +261,9 @@ static int set_up(struct walk *w, int i)
   return 1;
 }
 
-/* Step 3: scaling and precision.  Returns the precision, 0 if dropped. */
-static long long measure(struct walk *w, int i)
+/* Steps 3 and 4: scaling and precision; the smallest precision wins, an
+   earlier counter a tie. */
+static void measure(struct walk *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_trace *t = &w->out->trace[i];
@@ -275,7 +276,7 @@ static long long measure(struct walk *w, int i)
     t->scaling = (double) persecond(w) / (double) t->setup;
   } else if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(counter->ticks, persecond(w)))) {
     drop(w, i, "its rate is no n/d multiple of persecond");
-    return 0;
+    return;
   }
   alone(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
@@ -290,19 +291,12 @@ static long long measure(struct walk *w, int i)
     step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
-    return 0;
+    return;
   }
   t->step = step;
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0; /* a pending counter's "not measured" no longer holds */
-  return t->precision;
-}
-
-/* Step 4: the smallest precision wins; an earlier counter wins a tie. */
-static void consider(struct walk *w, int i, long long precision)
-{
-  struct cpucycles_selection *out = w->out;
-  if (precision && (out->chosen < 0 || precision < out->trace[out->chosen].precision)) out->chosen = i;
+  if (w->out->chosen < 0 || t->precision < w->out->trace[w->out->chosen].precision) w->out->chosen = i;
 }
 
 /* A counter that cannot beat the best so far is left pending, unmeasured;
@@ -323,8 +317,8 @@ static void try_counter(struct walk *w, int i)
     return;
   }
   for (k = 0; k < i; ++k)
-    if (out->trace[k].fail == pending) consider(w, k, measure(w, k));
-  consider(w, i, measure(w, i));
+    if (out->trace[k].fail == pending) measure(w, k);
+  measure(w, i);
 }
 
 void cpucycles_select(const struct cpucycles_counter *table, int count,
@@ -351,7 +345,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
     if (!strcmp(table[i].name, options->wanted)) wanted = i;
   if (options->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
   if (wanted >= 0) {
-    if (set_up(&w, wanted)) consider(&w, wanted, measure(&w, wanted));
+    try_counter(&w, wanted);
     if (out->chosen < 0) out->wanted_refused = out->trace[wanted].fail;
   }
 
