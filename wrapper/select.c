@@ -171,11 +171,9 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
   return 0;
 }
 
-/* Precision: PRECISION_CALLS reads must never decrease and must increase
-   at least once; PRECISION_TRIES chances within the retry budget.  Returns
-   the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
-   with *fail.  A step larger than every one kept, with none free, is
-   not kept: one evicted never comes back, so every count is exact. */
+/* Step s counted among those kept.  One larger than every step kept, with
+   none free, is not kept: one evicted never comes back, so every count is
+   exact. */
 static void add_step(long long step[], int seen[], long long s)
 {
   int i, j;
@@ -193,6 +191,10 @@ static void add_step(long long step[], int seen[], long long s)
   seen[i] = 1;
 }
 
+/* Precision: PRECISION_CALLS reads must never decrease and must increase
+   at least once; PRECISION_TRIES chances within the retry budget.  Returns
+   the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
+   with *fail. */
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
 {
   long long v[PRECISION_CHUNK], last = 0;
@@ -268,8 +270,8 @@ static void measure(struct walk *w, int i)
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_trace *t = &w->out->trace[i];
   const char *fail;
-  long long step;
-  int k = w->out->count;
+  long long step = 0;
+  int k;
 
   t->scaling = 1;
   if (t->setup > 0) {
@@ -283,12 +285,9 @@ static void measure(struct walk *w, int i)
      extension; one that reads what a counter already measured reads
      steps as that one did (timed all the same for a trace) */
   if (t->probe.reads_as && !w->options->measure_all)
-    for (k = 0; k < w->out->count && (strcmp(w->table[k].name, t->probe.reads_as) || !w->out->trace[k].step); ++k)
-      continue;
-  if (k < w->out->count)
-    step = w->out->trace[k].step;
-  else
-    step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
+    for (k = 0; k < w->out->count && !step; ++k)
+      if (!strcmp(w->table[k].name, t->probe.reads_as)) step = w->out->trace[k].step;
+  if (!step) step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
   if (!step) {
     drop(w, i, fail);
     return;
