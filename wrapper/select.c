@@ -324,16 +324,12 @@ void cpucycles_select(const struct cpucycles_counter *table, int count,
                       const struct cpucycles_select_options *options,
                       struct cpucycles_selection *out)
 {
-  struct walk w;
+  struct walk w = { .table = table, .options = options, .out = out };
   struct cpucycles_trace *t;
   int i, wanted = -1;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
-  memset(&w, 0, sizeof w);
   memset(out, 0, sizeof *out);
-  w.table = table;
-  w.options = options;
-  w.out = out;
   out->count = count;
   out->chosen = -1;
   out->wanted = options->wanted;
