@@ -18,7 +18,6 @@
 #include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
-#include <string.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include "internal.h"
@@ -31,8 +30,8 @@ static const int guarded[GUARDED] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT }
  * other's handler for the program's, so a signal could be passed round
  * between them until the stack overflowed, and one copy put the program's
  * handler back while the other's read could still fault.  Now:
- * - a guard's handler carries a mark: exactly the signals in `marking`
- *   in its sa_mask, which no program gives a fault handler;
+ * - a guard's handler carries a mark: exactly the signals mark() adds
+ *   to its sa_mask, which no program gives a fault handler;
  * - a copy that finds a marked handler calls it with signal 0 (never a
  *   real signal) and gets that copy's record, below; the two then know
  *   each other;
@@ -78,15 +77,14 @@ static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
 /* The mark: held back only while a guard's handler decides where a
    signal goes (the program's handler runs with its own mask) */
-#define MARKS 3
-static const int marking[MARKS] = { SIGTTIN, SIGTTOU, SIGURG };
 #define SIGNALS 64 /* Linux's; more than the BSDs' */
 
 static void mark(sigset_t *set)
 {
-  int k;
   sigemptyset(set);
-  for (k = 0; k < MARKS; ++k) sigaddset(set, marking[k]);
+  sigaddset(set, SIGTTIN);
+  sigaddset(set, SIGTTOU);
+  sigaddset(set, SIGURG);
 }
 
 static int same_mask(const sigset_t *a, const sigset_t *b)
@@ -99,15 +97,8 @@ static int same_mask(const sigset_t *a, const sigset_t *b)
 
 static void guard_action(struct sigaction *a, void (*h)(int, siginfo_t *, void *))
 {
-  memset(a, 0, sizeof *a);
-  a->sa_sigaction = h;
-  a->sa_flags = SA_SIGINFO | SA_ONSTACK;
+  *a = (struct sigaction) { .sa_sigaction = h, .sa_flags = SA_SIGINFO | SA_ONSTACK };
   mark(&a->sa_mask);
-}
-
-static int is_ours(const struct sigaction *a)
-{
-  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler;
 }
 
 static void meet(struct copy *c, struct copy *other)
@@ -128,7 +119,7 @@ static struct copy *owner(const struct sigaction *a)
 {
   struct ask q;
   sigset_t m;
-  if (is_ours(a)) return &self;
+  if ((a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler) return &self;
   mark(&m);
   if (!(a->sa_flags & SA_SIGINFO) || a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN || !same_mask(&a->sa_mask, &m))
     return 0;
@@ -220,29 +211,25 @@ static void claim(int sig, siginfo_t *info)
 REALIGN static void handler(int sig, siginfo_t *info, void *context)
 {
   struct copy *seen[REACH];
-  struct sigaction theirs, dfl;
+  struct sigaction theirs, dfl = { .sa_handler = SIG_DFL };
   sigset_t mask, during;
-  int i, k, n;
+  int i, k, n, pass;
   if (!sig) { /* another copy asks whose handler this is */
     struct ask *q = context;
     if (q && q->magic == COPY_MAGIC) q->copy = &self;
     return;
   }
-  claim(sig, info);
-  n = reach(seen);
-  for (k = 1; k < n; ++k) seen[k]->claim(sig, info);
-  /* a fault no known copy claims may be the read of a copy whose handler
-     ours has just displaced and not yet met: once install() has met it,
-     ask again */
-  if (info->si_code > 0 && installing) {
-    wait_free((int *) &installing);
+  /* this copy (seen[0]) and every copy it knows claim their reads' faults.
+     A fault none claims may be the read of a copy whose handler ours has
+     just displaced and not yet met: once install() has met it, ask again */
+  for (pass = 0;; ++pass) {
     n = reach(seen);
-    for (k = 1; k < n; ++k) seen[k]->claim(sig, info);
+    for (k = 0; k < n; ++k) seen[k]->claim(sig, info);
+    if (pass || info->si_code <= 0 || !installing) break;
+    wait_free((int *) &installing);
   }
   for (i = GUARDED - 1; i > 0 && guarded[i] != sig; --i) continue;
   theirs = self.previous[i];
-  memset(&dfl, 0, sizeof dfl);
-  dfl.sa_handler = SIG_DFL;
   if (theirs.sa_handler == SIG_IGN) {
     /* ignored, unless it is a fault, which the kernel never ignores */
     if (info->si_code > 0) sigaction(sig, &dfl, 0);
