@@ -249,9 +249,8 @@ static void print_trace(void)
 
 void cpucycles_tracesetup(void)
 {
-  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED) {
+  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED)
     trace_wanted = 1;
-    return;
-  }
-  if (once(&selection_state, &selection_owner, select_job)) print_trace();
+  else if (once(&selection_state, &selection_owner, select_job))
+    print_trace();
 }

@@ -152,12 +152,12 @@ static void wait_free(int *flag)
   for (k = 0; k < SPINS && __atomic_load_n(flag, __ATOMIC_SEQ_CST); ++k) sched_yield();
 }
 
+/* Sets flag, after waiting for whoever set it to clear it; past SPINS
+   that holder is gone and the flag is taken over as it is (set). */
 static void take(int *flag)
 {
-  int k, zero = 0;
-  for (k = 0; k < SPINS; ++k, zero = 0, sched_yield())
-    if (__atomic_compare_exchange_n(flag, &zero, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
-  __atomic_store_n(flag, 1, __ATOMIC_SEQ_CST); /* its holder is gone */
+  int k;
+  for (k = 0; __atomic_exchange_n(flag, 1, __ATOMIC_SEQ_CST) && k < SPINS; ++k) sched_yield();
 }
 
 /* Hands signal i back where no copy's read can need a guard's handler:
