@@ -75,10 +75,10 @@ static volatile int installing; /* between our swaps and meeting what they displ
 static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's probe */
 static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
-/* The mark: held back only while a guard's handler decides where a
-   signal goes (the program's handler runs with its own mask) */
 #define SIGNALS 64 /* Linux's; more than the BSDs' */
 
+/* The mark: held back only while a guard's handler decides where a
+   signal goes (the program's handler runs with its own mask) */
 static void mark(sigset_t *set)
 {
   sigemptyset(set);
@@ -117,14 +117,12 @@ static void meet(struct copy *c, struct copy *other)
    half-written there may take the program's handler for a guard's. */
 static struct copy *owner(const struct sigaction *a)
 {
-  struct ask q;
+  struct ask q = { .magic = COPY_MAGIC, .copy = 0 };
   sigset_t m;
   if ((a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler) return &self;
   mark(&m);
   if (!(a->sa_flags & SA_SIGINFO) || a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN || !same_mask(&a->sa_mask, &m))
     return 0;
-  q.magic = COPY_MAGIC;
-  q.copy = 0;
   a->sa_sigaction(0, 0, &q);
   if (!q.copy || q.copy->magic != COPY_MAGIC) return 0;
   meet(&self, q.copy);
