@@ -64,26 +64,23 @@ static int digit(char c)
 
 const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out)
 {
+  const char *start = s;
   long long v = 0, unit = 1;
   long e = exp10;
-  int kept = 0, digits = 0, point = 0;
+  int kept = 0, point = 0;
 
-  for (;; ++s) {
-    if (*s == '.' && !point) {
+  for (; digit(*s) || (*s == '.' && !point); ++s) {
+    if (*s == '.') {
       point = 1;
-      continue;
-    }
-    if (!digit(*s)) break;
-    ++digits;
-    if (kept == SIGNIFICANT) {
+    } else if (kept == SIGNIFICANT) {
       e += !point;
-      continue;
+    } else {
+      v = v * 10 + (*s - '0');
+      kept += v != 0;
+      e -= point;
     }
-    v = v * 10 + (*s - '0');
-    kept += v != 0;
-    e -= point;
   }
-  if (!digits) return 0;
+  if (s == start + point) return 0; /* no digit, only perhaps the point */
   if (exponent && (*s == 'e' || *s == 'E')) {
     long x = 0;
     int negative = 0;
@@ -94,18 +91,15 @@ const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long 
       if (x < EXPONENT_MOST) x = x * 10 + (*s - '0');
     e += negative ? -x : x;
   }
-  if (v && e > 0) {
-    for (; e > 0; --e) {
-      if (v >= DECIMAL_LIMIT) return 0;
-      v *= 10;
-    }
-  } else if (v && e < -SIGNIFICANT) {
-    v = 0; /* v < 10^18 is less than half of 10^19: rounds to 0 */
-  } else if (v && e < 0) {
-    for (; e < 0; ++e) unit *= 10;
-    v = v / unit + (v % unit >= unit / 2);
+  for (; v && e > 0; --e) {
+    if (v >= DECIMAL_LIMIT) return 0;
+    v *= 10;
   }
-  *out = v;
+  /* v < 10^18, so unit stays a power of ten no greater: where e is still
+     negative after it passed v, v is under a tenth of the divisor and
+     rounds to 0 */
+  for (; e < 0 && unit <= v; ++e) unit *= 10;
+  *out = e < 0 ? 0 : v / unit + (2 * (v % unit) >= unit);
   return s;
 }
 
@@ -135,27 +129,21 @@ static const char *blanks(const char *s)
    line (one longer than the buffer, or the file changed between reads),
    which is skipped.  A last line without its newline counts only at the
    end of the file: a line cut by the buffer is never read as a shorter
-   one. */
+   one.  A read that reaches the end is the last. */
 static long read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
 {
   while (*offset < most) {
     long start = *offset > 0 ? *offset - 1 : 0;
     long n = cpucycles_os_read_text(path, start, text, size);
-    int at_end = n < (long) size - 1;
     char *first = text + (*offset > 0), *p = first, *end, *q;
     if (n <= (*offset > 0)) return 0;
     end = text + n;
     if (*offset > 0 && text[0] != '\n') {
       q = memchr(p, '\n', (size_t) (end - p));
-      if (!q) {
-        if (at_end) return 0;
-        *offset = start + n;
-        continue;
-      }
-      p = q + 1;
+      p = q ? q + 1 : end;
     }
-    if (at_end) {
-      *offset = start + n + 1; /* the next read finds the end */
+    if (n < (long) size - 1) {
+      *offset = most;
     } else {
       for (q = end; q > p && q[-1] != '\n'; --q) {}
       if (q == p) {
