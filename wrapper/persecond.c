@@ -78,7 +78,7 @@ static long long cpuinfo_mhz(const char *s, const char *eol)
   return s == eol && sane(hz) ? hz : 0;
 }
 
-static long long from_sysctl(const char **words)
+static long long from_sysctl(void)
 {
 #ifdef CPUCYCLES_HAVE_SYSCTLBYNAME
   /* macOS: the CPU's nominal rate in Hz */
@@ -88,10 +88,8 @@ static long long from_sysctl(const char **words)
   value.u64 = 0;
   if (sysctlbyname("hw.cpufrequency", &value, &size, 0, 0) != 0) return 0;
   hz = size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64;
-  *words = "sysctl hw.cpufrequency";
   return sane(hz) ? hz : 0;
 #else
-  (void) words;
   return 0;
 #endif
 }
@@ -122,8 +120,8 @@ long long cpucycles_persecond_estimate(const char **source)
     *source = "sysfs clock_tick";
   } else if ((hz = cpucycles_cpuinfo(cpuinfo_keys, cpuinfo_mhz, text, sizeof text, CPUINFO_FIRST + 1, CPUINFO_MOST, &key))) {
     *source = cpuinfo_words[key];
-  } else if ((hz = from_sysctl(source))) {
-    /* the source names the sysctl */
+  } else if ((hz = from_sysctl())) {
+    *source = "sysctl hw.cpufrequency";
   } else if ((hz = from_env())) {
     *source = "env cpucyclespersecond";
   } else {

@@ -29,7 +29,6 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
                                "rate (turbo, power saving, thermal limits, another kind of core)";
   const char *c = table[s->chosen].name;
   long long kind = s->trace[s->chosen].precision ? s->trace[s->chosen].setup : CPUCYCLES_SKIP;
-  int core = kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32;
   char text[CPUCYCLES_WHY];
 
   if (kind > 0)
@@ -37,7 +36,7 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
   else
     printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core" : kind == CPUCYCLES_EXTEND32 ? "core32"
            : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : kind ? "offcore rate measured" : "none");
-  if (core) {
+  if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32) {
     printf("cpucycles counts core cycles: %s counts the cycles the core runs, at whatever rate it runs%s\n", c,
            kind == CPUCYCLES_EXTEND32 ? " (32 bits, extended to 64 by the library)" : "");
     printf("cpucycles meaning a count is work in core cycles, not time: seconds are cycles over the rate the core "
