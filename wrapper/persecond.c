@@ -37,15 +37,17 @@ static int blank(char c)
 }
 
 /* Text of n bytes that is one number (times 10^exp10) with white space
-   around it, or 0.  A NUL inside the text is junk, not its end. */
+   around it, or 0.  A NUL inside the text is junk, not its end.  The
+   byte after the text must not continue a number (a NUL at a file's or
+   the environment's end, the blank or "MHz" cut off a cpuinfo line). */
 static long long whole(const char *text, size_t n, int exp10, int exponent)
 {
   const char *end = text + n;
   long long hz;
-  while (blank(*text)) ++text;
+  while (text < end && blank(*text)) ++text;
   text = cpucycles_decimal(text, exp10, exponent, &hz);
   if (!text) return 0;
-  while (blank(*text)) ++text;
+  while (text < end && blank(*text)) ++text;
   return text == end && sane(hz) ? hz : 0;
 }
 
@@ -68,14 +70,13 @@ static const char *const cpuinfo_words[] = {
   "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
   "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock",
 };
+/* the value is one number, perhaps followed by "MHz": whole() once that
+   and the blanks after it are cut off */
 static long long cpuinfo_mhz(const char *s, const char *eol)
 {
-  long long hz;
-  if (!(s = cpucycles_decimal(s, 6, 0, &hz))) return 0;
-  while (blank(*s) && s < eol) ++s;
-  if (!strncmp(s, "MHz", 3)) s += 3;
-  while (blank(*s) && s < eol) ++s;
-  return s == eol && sane(hz) ? hz : 0;
+  while (eol > s && blank(eol[-1])) --eol;
+  if (eol - s >= 3 && !strncmp(eol - 3, "MHz", 3)) eol -= 3;
+  return whole(s, (size_t) (eol - s), 6, 0);
 }
 
 static long long from_sysctl(void)
