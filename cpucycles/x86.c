@@ -21,9 +21,11 @@ static unsigned int leaf(unsigned int n, unsigned int r[4])
       return r[0];
     }
   cpucycles_os_cpuid(n, 0, r);
+  /* counted only once whole: a child forked meanwhile asks again */
   if (cached < CACHED_LEAVES) {
     cache[cached].leaf = n;
-    memcpy(cache[cached++].r, r, sizeof cache[i].r);
+    memcpy(cache[cached].r, r, sizeof cache[cached].r);
+    ++cached;
   }
   return r[0];
 }
@@ -62,96 +64,67 @@ static long long crystal_table(unsigned int model)
   return 0;
 }
 
-/* The table's crystal for a TSC of ratio num/den, unless leaf 0x16's base
-   frequency disagrees by more than 2%: model 0x55 is also the Xeon W
-   workstation, whose crystal is 24 MHz (a 25 MHz guess is 4% fast, and
-   the base frequency right).  The tolerance allows Skylake's 4008 MHz
-   TSC at a 4000 MHz base, and the -0.25% that 0x55 servers' spread
-   spectrum takes off their 25 MHz. */
-static long long known_crystal(unsigned int model, unsigned int den, unsigned int num)
-{
-  unsigned int r[4];
-  long long crystal = crystal_table(model), hz, base;
-  if (!crystal || leaf(0, r) < 0x16 || !(leaf(0x16, r) & 0xffff)) return crystal;
-  base = (r[0] & 0xffff) * 1000000LL;
-  hz = crystal * num / den;
-  return hz * 50 >= base * 49 && hz * 50 <= base * 51 ? crystal : 0;
-}
-
 /* In a guest, only the hypervisor's TSC leaf (the guest's leaf 0x15
-   describes the host); on bare metal the crystal leaves. */
-static long long stated_hz(const char **words)
+   describes the host); on bare metal the crystal leaves.  Recomputed on
+   each call from the leaf cache, which asks CPUID once. */
+long long cpucycles_x86_tsc_hz(const char **words)
 {
-  unsigned int r[4], family, model, max;
+  unsigned int r[4], family, model, max, guest, khz;
 
   max = leaf(0, r);
   if (!max && !r[1]) { *words = "no CPUID"; return 0; }
   leaf(1, r);
   family = (r[0] >> 8) & 15;
   model = ((r[0] >> 4) & 15) | (family == 6 || family == 15 ? (r[0] >> 12) & 0xf0 : 0);
+  guest = (r[2] >> 31) & 1;
 
-  if ((r[2] >> 31) & 1) {
-    unsigned int khz = leaf(0x40000000, r) >= 0x40000010 ? leaf(0x40000010, r) : 0;
-    if (!khz) { *words = "hypervisor states no TSC rate"; return 0; }
-    if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
+  /* a guest without a stated rate asks no more leaves */
+  khz = guest && leaf(0x40000000, r) >= 0x40000010 ? leaf(0x40000010, r) : 0;
+  if (guest && !khz) { *words = "hypervisor states no TSC rate"; return 0; }
+  if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
+  if (khz) {
     *words = "TSC rate from hypervisor CPUID 0x40000010";
     return khz * 1000LL;
   }
-  if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
   if (max >= 0x15) {
     int intel = cpucycles_x86_facts()->vendor == CPUCYCLES_X86_INTEL;
-    long long crystal;
-    leaf(0x15, r);
-    if (r[0] && r[1]) {
-      crystal = r[2];
-      if (!crystal && intel && family == 6) crystal = known_crystal(model, r[0], r[1]);
-      if (crystal) {
-        *words = r[2] ? "TSC rate from CPUID 0x15" : "TSC rate from CPUID 0x15 and the crystal table";
-        return crystal * r[1] / r[0];
-      }
+    unsigned int den = leaf(0x15, r), num = r[1];
+    long long hz, base;
+    if (den && num && r[2]) {
+      *words = "TSC rate from CPUID 0x15";
+      return (long long) r[2] * num / den;
     }
-    if (max >= 0x16 && intel && (leaf(0x16, r) & 0xffff)) {
+    /* leaf 0x16's base frequency, asked only now that 0x15 falls short */
+    base = max >= 0x16 && intel ? (leaf(0x16, r) & 0xffff) * 1000000LL : 0;
+    /* The table's crystal, unless the base frequency disagrees by more
+       than 2%: model 0x55 is also the Xeon W workstation, whose crystal
+       is 24 MHz (a 25 MHz guess is 4% fast, and the base frequency
+       right).  The tolerance allows Skylake's 4008 MHz TSC at a 4000 MHz
+       base, and the -0.25% that 0x55 servers' spread spectrum takes off
+       their 25 MHz. */
+    hz = den && num && intel && family == 6 ? crystal_table(model) * num / den : 0;
+    if (hz && (!base || (hz * 50 >= base * 49 && hz * 50 <= base * 51))) {
+      *words = "TSC rate from CPUID 0x15 and the crystal table";
+      return hz;
+    }
+    if (base) {
       *words = "TSC rate from CPUID 0x16 base frequency";
-      return (r[0] & 0xffff) * 1000000LL;
+      return base;
     }
   }
   *words = "CPUID states no TSC rate";
   return 0;
 }
 
-/* asked once for both TSC counters, with whether RDTSC faults here: in
-   this process (a child of fork may have turned RDTSC off before it
-   selects) */
-static int tsc_faults;
-static long tsc_pid; /* the process that asked, or 0 */
-
-long long cpucycles_x86_tsc_hz(const char **words)
-{
-  static long long hz;
-  static const char *said;
-  long pid = (long) getpid();
-  if (tsc_pid != pid) {
-    hz = stated_hz(&said);
-    tsc_faults = cpucycles_os_tsc_faults();
-    tsc_pid = pid;
-  }
-  *words = said;
-  return hz;
-}
-
-static int facts_asked;
-static struct cpucycles_x86_facts facts;
-
 const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 {
-  unsigned int r[4];
-  char vendor[12];
-  if (facts_asked) return &facts;
+  static struct cpucycles_x86_facts facts; /* from the leaf cache on each call */
+  unsigned int r[4], vendor[3];
   memset(&facts, 0, sizeof facts);
   leaf(0, r);
-  memcpy(vendor, &r[1], 4);
-  memcpy(vendor + 4, &r[3], 4);
-  memcpy(vendor + 8, &r[2], 4);
+  vendor[0] = r[1];
+  vendor[1] = r[3];
+  vendor[2] = r[2];
   if (!memcmp(vendor, "GenuineIntel", 12)) facts.vendor = CPUCYCLES_X86_INTEL;
   if (!memcmp(vendor, "AuthenticAMD", 12) || !memcmp(vendor, "HygonGenuine", 12))
     facts.vendor = CPUCYCLES_X86_AMD;
@@ -164,7 +137,6 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
       facts.fixed_width = (r[3] >> 5) & 0xff;
     }
   }
-  facts_asked = 1; /* only now: a child forked meanwhile asks again */
   return &facts;
 }
 
@@ -180,16 +152,26 @@ const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe
   return 0;
 }
 
+/* whether RDTSC faults, asked once for both TSC counters: in this
+   process (a child of fork may have turned RDTSC off before it selects) */
+static int tsc_faults;
+static long tsc_pid; /* the process that asked, or 0 */
+
 void cpucycles_x86_forget(void)
 {
-  facts_asked = cached = 0;
+  cached = 0;
   tsc_pid = 0;
 }
 
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
 {
   const char *words;
-  long long hz = cpucycles_x86_tsc_hz(&words);
+  long long hz;
+  long pid = (long) getpid();
+  if (tsc_pid != pid) {
+    tsc_faults = cpucycles_os_tsc_faults();
+    tsc_pid = pid;
+  }
   if (tsc_faults > 0) {
     cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
     return CPUCYCLES_SKIP;
@@ -197,6 +179,7 @@ long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
   /* this OS cannot say whether RDTSC may run: the wrapper tries it under
      its guard */
   if (tsc_faults < 0) probe->may_trap = 1;
+  hz = cpucycles_x86_tsc_hz(&words);
   cpucycles_say(probe, "%s", words);
   return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;
 }
