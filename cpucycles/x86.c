@@ -14,18 +14,18 @@ static int cached;
 /* CPUID leaf n (subleaf 0) into r; returns EAX (0 where there is no CPUID) */
 static unsigned int leaf(unsigned int n, unsigned int r[4])
 {
-  int i;
-  for (i = 0; i < cached; ++i)
-    if (cache[i].leaf == n) {
-      memcpy(r, cache[i].r, sizeof cache[i].r);
-      return r[0];
-    }
-  cpucycles_os_cpuid(n, 0, r);
-  /* counted only once whole: a child forked meanwhile asks again */
-  if (cached < CACHED_LEAVES) {
-    cache[cached].leaf = n;
-    memcpy(cache[cached].r, r, sizeof cache[cached].r);
-    ++cached;
+  int i = 0;
+  while (i < cached && cache[i].leaf != n) ++i;
+  if (i < cached)
+    memcpy(r, cache[i].r, sizeof cache[i].r);
+  else
+    cpucycles_os_cpuid(n, 0, r);
+  /* a new leaf, counted only once whole: a child forked meanwhile asks
+     again */
+  if (i == cached && i < CACHED_LEAVES) {
+    cache[i].leaf = n;
+    memcpy(cache[i].r, r, sizeof cache[i].r);
+    cached = i + 1;
   }
   return r[0];
 }
