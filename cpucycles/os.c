@@ -164,17 +164,15 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
   /* only a 486 lacks CPUID; asking costs a CPUID, so ask once */
   static int have = -1;
   if (have < 0) have = __get_cpuid_max(0, 0) != 0;
-  if (have)
+  if (!have) { r[0] = r[1] = r[2] = r[3] = 0; return 0; }
 #endif
-  {
-    __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
-    return 1;
-  }
-#endif
-  /* no CPUID: not x86, or that 486 */
+  __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
+  return 1;
+#else
   (void) leaf; (void) subleaf;
   r[0] = r[1] = r[2] = r[3] = 0;
   return 0;
+#endif
 }
 
 /* The library is not meant for setuid programs (doc/security.md); where
