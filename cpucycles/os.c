@@ -1,8 +1,7 @@
 /* The operating system, as cpucycles/os.h promises it.  Only those
    functions live here: tests replace this whole object (tests/fakeos.c). */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* syscall() */
-#define _GNU_SOURCE     /* environ */
+#define _GNU_SOURCE /* syscall(), environ (and _DEFAULT_SOURCE with them) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
