@@ -69,13 +69,13 @@ static long long crystal_table(unsigned int model)
    each call from the leaf cache, which asks CPUID once. */
 long long cpucycles_x86_tsc_hz(const char **words)
 {
-  unsigned int r[4], family, model, max, guest, khz;
+  unsigned int r[4], model, max, guest, khz;
 
   max = leaf(0, r);
   if (!max && !r[1]) { *words = "no CPUID"; return 0; }
   leaf(1, r);
-  family = (r[0] >> 8) & 15;
-  model = ((r[0] >> 4) & 15) | (family == 6 || family == 15 ? (r[0] >> 12) & 0xf0 : 0);
+  /* only family 6 models are in the crystal table: 0 for other families */
+  model = ((r[0] >> 8) & 15) == 6 ? ((r[0] >> 4) & 15) | ((r[0] >> 12) & 0xf0) : 0;
   guest = (r[2] >> 31) & 1;
 
   /* a guest without a stated rate asks no more leaves */
@@ -102,7 +102,7 @@ long long cpucycles_x86_tsc_hz(const char **words)
        right).  The tolerance allows Skylake's 4008 MHz TSC at a 4000 MHz
        base, and the -0.25% that 0x55 servers' spread spectrum takes off
        their 25 MHz. */
-    hz = den && num && intel && family == 6 ? crystal_table(model) * num / den : 0;
+    hz = den && num && intel ? crystal_table(model) * num / den : 0;
     if (hz && (!base || (hz * 50 >= base * 49 && hz * 50 <= base * 51))) {
       *words = "TSC rate from CPUID 0x15 and the crystal table";
       return hz;
