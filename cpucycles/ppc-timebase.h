@@ -9,7 +9,8 @@
 #define PPC_TIMEBASE_LEAST 1000          /* below 1 kHz or ... */
 #define PPC_TIMEBASE_MOST 1000000000000LL /* ... above 1 THz: no real time base */
 
-/* The rate on a line "timebase<blanks>:<blanks>DIGITS<blanks>", or 0. */
+/* The rate on a line "timebase<blanks>:<blanks>NUMBER<blanks>" (a fraction
+   rounded to whole hertz; not one that ends in a bare point), or 0. */
 static inline long long ppc_timebase_value(const char *s, const char *eol)
 {
   long long hz;
