@@ -129,7 +129,9 @@ static const char *blanks(const char *s)
    line (one longer than the buffer, or the file changed between reads),
    which is skipped.  A last line without its newline counts only at the
    end of the file: a line cut by the buffer is never read as a shorter
-   one.  A read that reaches the end is the last. */
+   one.  A read short of its buffer is the last: read_text stops short
+   only at the file's end (or on a read error, where nothing further is
+   trusted). */
 static long read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
 {
   while (*offset < most) {

@@ -15,7 +15,9 @@ long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
    it came from or why there is none.  CPUID is asked once per process. */
 long long cpucycles_x86_tsc_hz(const char **words);
 
-/* What the RDPMC counters need to know about the CPU.  Asked once. */
+/* What the RDPMC counters need to know about the CPU, made from the
+   cached leaves on each call (selection's setups alone call it: its
+   struct is rewritten each time). */
 #define CPUCYCLES_X86_INTEL 1 /* GenuineIntel */
 #define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
 struct cpucycles_x86_facts {
