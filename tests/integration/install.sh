@@ -44,6 +44,8 @@ fi
 r=$d/readme/prefix
 if [ "$(uname -s)" != Linux ] || [ -n "$RUN" ] || ! command -v cc > /dev/null 2>&1; then
   skip install_exports_build_readme_example "needs Linux, a native build and cc"
+elif [ -n "$SANITIZE" ]; then
+  skip install_exports_build_readme_example "not under make test-sanitize (the README's plain cc cannot link it)"
 else
   inst "$PACKAGE" "$r" > "$d/out3" 2>&1
   printf '#include <stdio.h>\n#include <cpucycles.h>\nint main(void) { long long t = cpucycles(); printf("%%lld %%s\\n", cpucycles() - t, cpucycles_implementation()); return 0; }\n' > "$d/example.c"
