@@ -33,6 +33,15 @@ scratch_tree() {
 own_build_env() {
   unset CC CFLAGS CPPFLAGS LDFLAGS LIBS AR MAKEFLAGS MFLAGS MAKELEVEL
 }
+# into_scratch_tree: own_build_env, then a scratch copy of the tree in $d
+# (removed when the script exits) becomes the working directory
+into_scratch_tree() {
+  own_build_env
+  d=$(tmpdir)
+  trap 'rm -rf "$d"' EXIT
+  scratch_tree "$d"
+  cd "$d" || exit 1
+}
 # lines_have LOG CC WORD...: every compile line in LOG (make's output)
 # starts with the compiler CC and carries WORDS and the library's flags
 lines_have() { # (its own variable names: a caller's cc or log stays)

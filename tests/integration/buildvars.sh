@@ -7,11 +7,7 @@
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip buildvars "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip buildvars "native only"; exit 0; fi
-own_build_env
-d=$(tmpdir)
-trap 'rm -rf "$d"' EXIT
-scratch_tree "$d"
-cd "$d" || exit 1
+into_scratch_tree
 
 # works LOG: the build in LOG made a library whose program runs
 works() {

@@ -6,11 +6,7 @@
 if [ -n "$SANITIZE" ]; then skip libc_checks "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip libc_checks "native only"; exit 0; fi
 if [ "$(uname -s)" != Linux ]; then skip libc_checks "Linux only"; exit 0; fi
-own_build_env
-d=$(tmpdir)
-trap 'rm -rf "$d"' EXIT
-scratch_tree "$d"
-cd "$d" || exit 1
+into_scratch_tree
 
 # One build of the library alone: with musl where musl-gcc is installed,
 # else the default compiler; either way without <linux/perf_event.h>.

@@ -15,11 +15,7 @@
 . tests/lib.sh
 if [ -n "$SANITIZE" ]; then skip rebuild "not under make test-sanitize"; exit 0; fi
 if [ -n "$RUN" ]; then skip rebuild "native only"; exit 0; fi
-own_build_env
-d=$(tmpdir)
-trap 'rm -rf "$d"' EXIT
-scratch_tree "$d"
-cd "$d" || exit 1
+into_scratch_tree
 
 P=build/0/package
 works() { # the programs run and a client links against the archive

@@ -21,6 +21,7 @@
 #include "child.h"
 #include "cpucycles-config.h" /* CPUCYCLES_THREAD, as the library has it */
 #include "fakeos.h"
+#include "handlers.h"
 
 #define SLOW_NS 200000000L /* the first call takes this long at the hook */
 #define BOUND_SECONDS 10   /* a case that takes longer is hung */
@@ -72,32 +73,6 @@ static int sane(void)
          (b > a || !strcmp(cpucycles_implementation(), "default-zero"));
 }
 
-/* The guard's five signals as the process started (SIG_DFL, or a
-   sanitizer's handlers): what the library must leave them as. */
-static const int sigs[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
-#define SIGS (sizeof sigs / sizeof sigs[0])
-static void (*at_start[SIGS])(int);
-
-static void note_handlers(void)
-{
-  unsigned int i;
-  for (i = 0; i < SIGS; ++i) {
-    struct sigaction a;
-    sigaction(sigs[i], 0, &a);
-    at_start[i] = a.sa_handler;
-  }
-}
-
-static int guard_gone(void)
-{
-  unsigned int i;
-  for (i = 0; i < SIGS; ++i) {
-    struct sigaction a;
-    sigaction(sigs[i], 0, &a);
-    if (a.sa_handler != at_start[i]) return 0;
-  }
-  return 1;
-}
 
 /* 5a: another thread forks while the first call runs; the child's own
    first call must finish */
@@ -112,7 +87,7 @@ static int fork_during_first_call(void)
   pid = fork();
   if (pid == 0) {
     alarm(BOUND_SECONDS);
-    _exit(sane() && guard_gone() ? 0 : 1);
+    _exit(sane() && handlers_back() ? 0 : 1);
   }
   pthread_join(t, 0);
   if (waitpid(pid, &status, 0) != pid) return 2;
@@ -142,7 +117,7 @@ static void *early_forker(void *arg)
   early_child = fork();
   if (early_child == 0) {
     alarm(BOUND_SECONDS);
-    _exit(sane() && guard_gone() ? 0 : 1);
+    _exit(sane() && handlers_back() ? 0 : 1);
   }
   return 0;
 }
@@ -180,9 +155,9 @@ static int cancel_during_first_call(void)
   if (strstr(cpucycles_implementation(), "perf")) {
     a = cpucycles();
     b = cpucycles();
-    return b >= a && cpucycles_persecond() > 0 && guard_gone() ? 0 : 1;
+    return b >= a && cpucycles_persecond() > 0 && handlers_back() ? 0 : 1;
   }
-  return sane() && guard_gone() ? 0 : 1;
+  return sane() && handlers_back() ? 0 : 1;
 }
 
 /* 7: a handler interrupts the first call and asks for persecond */

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include "check.h"
 #include "crash.h"
+#include "handlers.h"
 
 int cpucycles_guard_read(long long (*ticks)(void)); /* the library's copy */
 
@@ -45,31 +46,6 @@ static void leaked(int sig)
   _exit(LEAKED);
 }
 
-/* The program's handlers of the guarded signals, noted before the copies
-   run (SIG_DFL, the test's own, or a sanitizer's), and whether they are
-   all back. */
-static void (*program[GUARDED])(int);
-
-static void note_handlers(void)
-{
-  int i;
-  for (i = 0; i < GUARDED; ++i) {
-    struct sigaction now;
-    sigaction(guarded[i], 0, &now);
-    program[i] = now.sa_handler;
-  }
-}
-
-static int handlers_back(void)
-{
-  int i;
-  for (i = 0; i < GUARDED; ++i) {
-    struct sigaction now;
-    sigaction(guarded[i], 0, &now);
-    if (now.sa_handler != program[i]) return 0;
-  }
-  return 1;
-}
 
 /* Runs job in a child and returns how it ended: its word, and its status. */
 static int run_child(char (*job)(void), int *status)
