@@ -71,12 +71,11 @@ static void release(struct cpucycles_perf_thread *t, int how)
 static void release_where(const struct cpucycles_perf *c, int how)
 {
   struct cpucycles_perf_thread **p = &open_events, *picked = 0;
-  pthread_t self = pthread_self();
   if (!__atomic_load_n(&open_events, __ATOMIC_ACQUIRE)) return; /* the selection closes many that never opened */
   pthread_mutex_lock(&lock);
   while (*p) {
     struct cpucycles_perf_thread *t = *p;
-    if ((!c || t->counter == c) && (how != RETIRE || pthread_equal((pthread_t) t->owner, self))) {
+    if ((!c || t->counter == c) && (how != RETIRE || pthread_equal((pthread_t) t->owner, pthread_self()))) {
       *p = t->next;
       t->next = picked;
       picked = t;
