@@ -7,7 +7,6 @@
 #define CONFIG1_USER_ACCESS 2 /* arm_pmuv3 "rdpmc": EL0 may read it */
 #define PERFUSER_CONFIG1 (CONFIG1_64BIT | CONFIG1_USER_ACCESS)
 #define PERFUSER_INDEX 32 /* arm64's perf numbers PMCCNTR 32; another counter is read by read(2) */
-#define PERFUSER_KEEP_MAPPED 0 /* the kernel counts the mapped events of a process */
 
 static unsigned long long perfuser_read(unsigned int counter)
 {

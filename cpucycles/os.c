@@ -14,7 +14,6 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
-#include <string.h>
 #include <sys/resource.h>
 #include "cpucycles-config.h"
 #ifdef __linux__
@@ -89,17 +88,34 @@ long long cpucycles_os_nanoseconds(void)
    rather than the program's data. */
 #define FD_HIGH_MOST 1024
 
+long cpucycles_os_fd_limit(void)
+{
+  struct rlimit limit;
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > 1 << 20) return 1 << 20;
+  return (long) limit.rlim_cur;
+}
+
+/* read and close as raw system calls: the C library's are cancellation
+   points, and a pthread_cancel acting inside one would leak an event. */
+#if defined(__linux__) && defined(SYS_read) && defined(SYS_close)
+#define RAW_READ(fd, buf, size) syscall(SYS_read, fd, buf, size)
+#define RAW_CLOSE(fd) syscall(SYS_close, fd)
+#else
+#define RAW_READ(fd, buf, size) read(fd, buf, size)
+#define RAW_CLOSE(fd) close(fd)
+#endif
+
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
                                   unsigned long flags)
 {
 #ifdef __NR_perf_event_open
   long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags), high;
-  struct rlimit limit;
-  if (fd < 0 || getrlimit(RLIMIT_NOFILE, &limit) != 0) return fd;
-  high = limit.rlim_cur < FD_HIGH_MOST ? (long) limit.rlim_cur : FD_HIGH_MOST;
+  if (fd < 0) return fd;
+  high = cpucycles_os_fd_limit();
+  if (high > FD_HIGH_MOST) high = FD_HIGH_MOST;
   high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (high * 3 / 4));
   if (high < 0 || high < fd) return fd;
-  close((int) fd);
+  RAW_CLOSE((int) fd);
   return high;
 #else
   (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
@@ -110,7 +126,7 @@ long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
 
 long cpucycles_os_read_fd(int fd, void *buf, size_t size)
 {
-  return (long) read(fd, buf, size);
+  return (long) RAW_READ(fd, buf, size);
 }
 
 int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
@@ -120,26 +136,37 @@ int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
 
 int cpucycles_os_close_fd(int fd)
 {
-  return close(fd);
+  return (int) RAW_CLOSE(fd);
 }
 
-/* Only /proc tells a perf fd from any other anonymous one (an eventfd,
-   whose read would consume the program's data); then its id.  Without
-   /proc nothing can be told, and nothing is touched. */
+/* The perf ioctl's '$' number is perf's alone: a pipe, eventfd, socket or
+   file refuses it, and event ids are unique in the system. */
 int cpucycles_os_perf_owned(int fd, unsigned long long id)
 {
 #if defined(__linux__) && defined(PERF_EVENT_IOC_ID)
-  static const char perf[] = "anon_inode:[perf_event]";
-  char path[32], link[sizeof perf];
   unsigned long long got = 0;
-  int n = fd, i = sizeof path - 1;
-  path[i] = 0;
-  do path[--i] = (char) ('0' + n % 10); while ((n /= 10) && i > 15);
-  memcpy(path + i - 14, "/proc/self/fd/", 14);
-  if (readlink(path + i - 14, link, sizeof link) != sizeof perf - 1 || memcmp(link, perf, sizeof perf - 1)) return 0;
   return ioctl(fd, PERF_EVENT_IOC_ID, &got) == 0 && got == id;
 #else
   (void) fd; (void) id;
+  return 0;
+#endif
+}
+
+int cpucycles_os_thread_id(void)
+{
+#if defined(__linux__) && defined(SYS_gettid)
+  return (int) syscall(SYS_gettid);
+#else
+  return 0;
+#endif
+}
+
+int cpucycles_os_thread_gone(int tid)
+{
+#if defined(__linux__) && defined(SYS_tgkill) && defined(SYS_getpid)
+  return tid > 0 && syscall(SYS_tgkill, (int) syscall(SYS_getpid), tid, 0) != 0 && errno == ESRCH;
+#else
+  (void) tid;
   return 0;
 #endif
 }

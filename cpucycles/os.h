@@ -27,14 +27,26 @@ long long cpucycles_os_nanoseconds(void);
    set (ENOSYS where the OS has none). */
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 
-/* read(2), ioctl(2) with an integer argument, close(2), for perf fds. */
+/* read(2), ioctl(2) with an integer argument, close(2), for perf fds;
+   read and close are never where a pthread_cancel takes effect. */
 long cpucycles_os_read_fd(int fd, void *buf, size_t size);
 int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg);
 int cpucycles_os_close_fd(int fd);
 
-/* Whether fd is still the perf event of that id (PERF_EVENT_IOC_ID): the
-   only fds the library closes, at most once each. */
+/* Whether fd is still the perf event of that id (PERF_EVENT_IOC_ID, which
+   every other kind of fd refuses): the only fds the library reads or
+   closes. */
 int cpucycles_os_perf_owned(int fd, unsigned long long id);
+
+/* The soft limit on open fds (RLIMIT_NOFILE), at most 1 << 20. */
+long cpucycles_os_fd_limit(void);
+
+/* The kernel's id of the calling thread (0 where the OS has none), and
+   whether the thread of this process with that id is gone (0 where the
+   OS cannot say, or a thread with that id lives: a zombie main thread,
+   a new thread given the id again). */
+int cpucycles_os_thread_id(void);
+int cpucycles_os_thread_gone(int tid);
 
 /* Maps the first page of a perf fd (its perf_event_mmap_page) read-only;
    0 on failure. */

@@ -1,7 +1,7 @@
 /* perf_event done once for every counter that needs it: each thread's
    cycles event (with Intel's E-core twin), opened on the thread's first
-   read and closed at its exit; the knobs that gate user-level reads; the
-   read(2) path, which reads only fds that are still our events. */
+   read and given back at its exit; the knobs that gate user-level reads;
+   the read(2) path, which reads only fds that are still our events. */
 #include "cpucycles-config.h"
 #if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include <errno.h>
@@ -40,87 +40,205 @@ static const char *words(int err)
   return "failed";
 }
 
-/* ---- every thread's open events, for closing them ---- */
+/* ---- the table of every thread's events ----
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cpucycles_perf_thread *open_events;
+   A slot holds one thread's events, so that any thread can give them
+   back: the selection and dlclose (every thread's events of a counter),
+   a forked child (the parent's), a thread that finds them left by a dead
+   one (no key destructor ran: the program used up the keys, or a seccomp
+   filter killed the thread).  Slots change hands by compare-and-swap on a
+   word that also counts the slot's uses, so nothing waits for a lock
+   that a handler's own thread may hold, and a slot given back and taken
+   again meanwhile is never mistaken for the one that was looked at.
+
+   A page is unmapped only once no read can be using it: when its thread
+   is gone, or by the selection and dlclose, when no other thread reads
+   that counter.  A thread's own ticks() may be interrupted right inside
+   its page by a handler that drops the event, so a dropped or exiting
+   thread's page stays mapped ("parked", its fds closed) until the thread
+   is gone; on RISC-V that is also what keeps the other threads' counters
+   readable (perfuser.h). */
+#define SLOTS 256  /* threads with events, parked pages included */
+#define FREE 0
+#define BUSY 1     /* being filled or given back by one thread */
+#define LIVE 2     /* a living thread's events */
+#define PARKED 3   /* a page whose thread may still be running; no fds */
+#define KIND(word) ((word) & 3)
+#define RECORDS 8  /* perf counters one thread reads: three at most in a build */
+
+struct slot {
+  unsigned int word; /* uses * 4 + kind */
+  int tid, fds;
+  const struct cpucycles_perf *counter;
+  int fd[CPUCYCLES_PERF_FDS];
+  unsigned long long id[CPUCYCLES_PERF_FDS];
+  void *page;
+};
+
+static struct slot slots[SLOTS];
+static int fds_held; /* the table's fds, against the fd budget */
 static pthread_key_t exit_key;
 static int exit_key_made;
+static CPUCYCLES_THREAD struct cpucycles_perf_thread *records[RECORDS]; /* this thread's with a slot */
+static CPUCYCLES_THREAD int keyed, exited; /* its key destructor set, run */
 
-/* Which events go and how release() treats their page */
-#define UNMAP 0  /* all: no other thread reads this counter now: selection, dlclose */
-#define RETIRE 1 /* this thread's: others may be reading: unmap unless the counter must keep it */
-#define FORGET 2 /* a forked child: the page is not there */
+static unsigned int word_of(const struct slot *s) { return __atomic_load_n(&s->word, __ATOMIC_ACQUIRE); }
 
-/* Gives back what t holds: the page (which keeps its event alive) and
-   the fds that are still ours; t then has no event. */
-static void release(struct cpucycles_perf_thread *t, int how)
+/* Takes s if its word is still word (kind FREE, LIVE or PARKED). */
+static int claim(struct slot *s, unsigned int word)
+{
+  return KIND(word) != BUSY &&
+         __atomic_compare_exchange_n(&s->word, &word, (word & ~3u) | BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+}
+
+static void settle(struct slot *s, unsigned int kind)
+{
+  __atomic_store_n(&s->word, ((s->word >> 2) + 1) << 2 | kind, __ATOMIC_RELEASE);
+}
+
+/* Closes the fds of a claimed slot that are still ours: a number the
+   program has taken over is left alone. */
+static void close_fds(struct slot *s)
 {
   int i;
-  if (t->page && (how == UNMAP || (how == RETIRE && !t->counter->keep_mapped)))
-    cpucycles_os_unmap_page((void *) t->page);
-  t->page = 0;
-  for (i = 0; i < t->fds; ++i)
-    if (cpucycles_os_perf_owned(t->fd[i], t->id[i])) cpucycles_os_close_fd(t->fd[i]);
-  t->fds = 0;
+  for (i = 0; i < s->fds; ++i)
+    if (cpucycles_os_perf_owned(s->fd[i], s->id[i])) cpucycles_os_close_fd(s->fd[i]);
+  __atomic_sub_fetch(&fds_held, s->fds, __ATOMIC_RELAXED);
+  s->fds = 0;
 }
 
-/* Unlists the events of counter c (0: any) that go (how), under the lock,
-   then releases them (the system calls outside the lock: close is a
-   cancellation point). */
-static void release_where(const struct cpucycles_perf *c, int how)
+/* Gives back a claimed slot: its fds, and its page if unmap, else the
+   page stays parked under the slot's thread. */
+static void give_back(struct slot *s, int unmap)
 {
-  struct cpucycles_perf_thread **p = &open_events, *picked = 0;
-  if (!__atomic_load_n(&open_events, __ATOMIC_ACQUIRE)) return; /* the selection closes many that never opened */
-  pthread_mutex_lock(&lock);
-  while (*p) {
-    struct cpucycles_perf_thread *t = *p;
-    if ((!c || t->counter == c) && (how != RETIRE || pthread_equal((pthread_t) t->owner, pthread_self()))) {
-      *p = t->next;
-      t->next = picked;
-      picked = t;
-    } else {
-      p = &t->next;
+  close_fds(s);
+  if (s->page && unmap) {
+    cpucycles_os_unmap_page(s->page);
+    s->page = 0;
+  }
+  settle(s, s->page ? PARKED : FREE);
+}
+
+/* Gives back the slots of threads that are gone: the parked pages, and
+   with all the live events a thread left without its key destructor.
+   The tid is looked at before the claim; the claim fails if the slot
+   changed hands meanwhile. */
+static void reap(int all)
+{
+  int i;
+  for (i = 0; i < SLOTS; ++i) {
+    struct slot *s = &slots[i];
+    unsigned int word = word_of(s);
+    if ((KIND(word) == PARKED || (all && KIND(word) == LIVE)) && cpucycles_os_thread_gone(s->tid) && claim(s, word))
+      give_back(s, 1);
+  }
+}
+
+/* A free slot, claimed; 0 if none is left even after reaping. */
+static struct slot *free_slot(void)
+{
+  int i, pass;
+  for (pass = 0; pass < 2; ++pass) {
+    reap(pass);
+    for (i = 0; i < SLOTS; ++i) {
+      unsigned int word = word_of(&slots[i]);
+      if (KIND(word) == FREE && claim(&slots[i], word)) return &slots[i];
     }
   }
-  pthread_mutex_unlock(&lock);
-  while (picked) {
-    struct cpucycles_perf_thread *t = picked;
-    picked = t->next;
-    release(t, how);
+  return 0;
+}
+
+/* Reserves n fds of the budget, a quarter of the fd limit: the rest is
+   the program's, however many of its threads count.  Reaps once when
+   the budget is spent. */
+static int reserve(int n)
+{
+  long budget = cpucycles_os_fd_limit() / 4;
+  int pass;
+  for (pass = 0; pass < 2; ++pass) {
+    if (__atomic_add_fetch(&fds_held, n, __ATOMIC_RELAXED) <= budget) return 1;
+    __atomic_sub_fetch(&fds_held, n, __ATOMIC_RELAXED);
+    if (!pass) reap(1);
+  }
+  return 0;
+}
+
+/* This thread's records, for the moments when all of them must forget
+   their events at once (exit, fork); a pointer swap, safe from handlers. */
+static void note(struct cpucycles_perf_thread *t, int on)
+{
+  int i;
+  for (i = 0; i < RECORDS; ++i) {
+    struct cpucycles_perf_thread *expected = on ? 0 : t;
+    if (__atomic_compare_exchange_n(&records[i], &expected, on ? t : 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
   }
 }
 
+/* At its exit a thread gives back its fds and parks its pages (a late
+   handler may still read one), and opens no more events; its slot is
+   found by its tid, as is any a dead thread of the same tid left. */
 static void thread_exit(void *unused)
 {
+  int tid = cpucycles_os_thread_id(), i;
   (void) unused;
-  release_where(0, RETIRE);
+  exited = 1;
+  for (i = 0; i < RECORDS; ++i)
+    if (records[i]) {
+      records[i]->slot = 0;
+      records[i] = 0;
+    }
+  for (i = 0; i < SLOTS; ++i) {
+    unsigned int word = word_of(&slots[i]);
+    if (KIND(word) == LIVE && slots[i].tid == tid && claim(&slots[i], word)) give_back(&slots[i], 0);
+  }
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
 {
-  release_where(c, UNMAP);
+  int i;
+  /* this thread's own records first: no read finds a page about to go */
+  for (i = 0; i < RECORDS; ++i) {
+    struct cpucycles_perf_thread *t = records[i];
+    if (t && t->slot && slots[t->slot - 1].counter == c) {
+      t->page = 0;
+      t->slot = 0;
+      records[i] = 0;
+    }
+  }
+  for (i = 0; i < SLOTS; ++i) {
+    unsigned int word = word_of(&slots[i]);
+    if (KIND(word) != FREE && slots[i].counter == c && claim(&slots[i], word)) give_back(&slots[i], 1);
+  }
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
-   the fds count the parent's threads: close them; the child's threads open
-   their own on their next read. */
-static void fork_prepare(void) { pthread_mutex_lock(&lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&lock); }
+   the fds count the parent's threads: close them and forget the pages;
+   the child's threads open their own on their next read. */
 static void fork_child(void)
 {
-  pthread_mutex_unlock(&lock);
-  release_where(0, FORGET);
+  int i;
+  for (i = 0; i < RECORDS; ++i)
+    if (records[i]) {
+      records[i]->page = 0;
+      records[i]->slot = 0;
+      records[i] = 0;
+    }
+  for (i = 0; i < SLOTS; ++i)
+    if (KIND(slots[i].word) != FREE) {
+      slots[i].page = 0;
+      close_fds(&slots[i]);
+      settle(&slots[i], FREE);
+    }
 }
 
 __attribute__((constructor)) static void perf_load(void)
 {
   exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
-  pthread_atfork(fork_prepare, fork_parent, fork_child);
+  pthread_atfork(0, 0, fork_child);
 }
 
 /* Unloaded, no thread may keep a destructor into unmapped code (the
-   wrapper's own destructor has closed the chosen counter's events). */
+   wrapper's own destructor has given back the chosen counter's events). */
 __attribute__((destructor)) static void perf_unload(void)
 {
   if (exit_key_made) pthread_key_delete(exit_key);
@@ -131,7 +249,8 @@ __attribute__((destructor)) static void perf_unload(void)
 
 /* An event the kernel said it does not have (ENOENT, ENODEV, ENOSYS)
    stays missing for the life of the process; remembering it spares the
-   next perf counter the same refused system call (err 0: none yet). */
+   next perf counter's setup the same refused system call (err 0: none
+   yet).  Written by setups only, which run one at a time. */
 static struct {
   int err;
   unsigned int type;
@@ -140,7 +259,7 @@ static struct {
 
 /* Tries exclude_kernel/exclude_hv from most to least exclusive (count only
    this program where the PMU can).  Returns the fd, or -1 with *err. */
-static int open_event(struct perf_event_attr *attr, int *err)
+static int open_event(struct perf_event_attr *attr, int *err, int setup)
 {
   int i;
   if (missing.err && missing.type == attr->type && missing.config == attr->config &&
@@ -156,10 +275,12 @@ static int open_event(struct perf_event_attr *attr, int *err)
     if (fd >= 0) return (int) fd;
     *err = errno;
     if (*err == ENOSYS || *err == ENOENT || *err == ENODEV) {
-      missing.err = *err;
-      missing.type = attr->type;
-      missing.config = attr->config;
-      missing.config1 = attr->config1;
+      if (setup) {
+        missing.err = *err;
+        missing.type = attr->type;
+        missing.config = attr->config;
+        missing.config1 = attr->config1;
+      }
       break;
     }
     if (*err == EMFILE) break; /* nor will the exclude bits change this */
@@ -167,33 +288,46 @@ static int open_event(struct perf_event_attr *attr, int *err)
   return -1;
 }
 
-/* One event into t, and its id. */
-static int add_event(struct cpucycles_perf_thread *t, struct perf_event_attr *attr, int *err)
+/* One event into s, and its id, within the fd budget. */
+static int add_event(struct slot *s, struct perf_event_attr *attr, int *err, int setup)
 {
-  int fd = open_event(attr, err);
-  if (fd < 0) return 0;
-  t->id[t->fds] = 0;
-  if (cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &t->id[t->fds]) != 0) {
-    *err = errno;
-    cpucycles_os_close_fd(fd);
+  int fd;
+  if (!reserve(1)) {
+    *err = EMFILE;
     return 0;
   }
-  t->fd[t->fds++] = fd;
-  return 1;
+  fd = open_event(attr, err, setup);
+  s->id[s->fds] = 0;
+  if (fd >= 0 && cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &s->id[s->fds]) == 0) {
+    s->fd[s->fds++] = fd;
+    return 1;
+  }
+  if (fd >= 0) {
+    *err = errno;
+    cpucycles_os_close_fd(fd);
+  }
+  __atomic_sub_fetch(&fds_held, 1, __ATOMIC_RELAXED);
+  return 0;
 }
 
-/* Opens this thread's events into t (and maps fd[0]'s page if c reads
-   through it) and lists them.  Returns 1, or 0 with nothing left open,
-   after saying why; an E-core refusal is only said: counting on P-cores
-   goes on. */
-static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
+/* Opens this thread's events into a slot (and maps fd[0]'s page if c
+   reads through it) and names it in t, page published last.  Returns 1,
+   or 0 with nothing left open, after saying why; an E-core refusal is
+   only said: counting on P-cores goes on. */
+static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe,
+                       int setup)
 {
   struct perf_event_attr attr;
+  struct slot *s = free_slot();
   int err;
-  long atom;
-  t->fds = 0;
-  t->page = 0;
-  t->counter = c;
+  if (!s) {
+    cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
+    return 0;
+  }
+  s->tid = cpucycles_os_thread_id();
+  s->counter = c;
+  s->fds = 0;
+  s->page = 0;
   memset(&attr, 0, sizeof attr);
   attr.type = PERF_TYPE_HARDWARE;
   attr.size = sizeof attr;
@@ -201,77 +335,112 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   attr.config1 = c->config1;
   attr.pinned = 1;
   attr.read_format = PERF_FORMAT_ID;
-  if (!add_event(t, &attr, &err)) {
+  if (!add_event(s, &attr, &err, setup)) {
+    settle(s, FREE);
     cpucycles_say(probe, "perf_event_open: %s", words(err));
     return 0;
   }
-  if (c->rdpmc && !(t->page = cpucycles_os_map_page(t->fd[0]))) {
-    release(t, UNMAP);
+  if (c->rdpmc && !(s->page = cpucycles_os_map_page(s->fd[0]))) {
+    give_back(s, 1);
     cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
     return 0;
   }
-  if (cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0) {
-    attr.type = (unsigned int) atom;
+  if (c->ecore) {
+    attr.type = c->ecore - 1;
     attr.config = INTEL_RAW_CYCLES;
-    if (!add_event(t, &attr, &err))
-      cpucycles_say(probe, "E-core PMU (type %ld) refused the cycles event (%s); counts stop on E-cores", atom,
+    if (!add_event(s, &attr, &err, setup))
+      cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores", c->ecore - 1,
                     words(err));
   }
-  t->owner = (unsigned long) pthread_self();
-  pthread_mutex_lock(&lock);
-  t->next = open_events;
-  __atomic_store_n(&open_events, t, __ATOMIC_RELEASE);
-  pthread_mutex_unlock(&lock);
-  if (exit_key_made) pthread_setspecific(exit_key, t);
+  settle(s, LIVE);
+  t->slot = (int) (s - slots) + 1;
+  note(t, 1);
+  if (exit_key_made && !keyed) keyed = pthread_setspecific(exit_key, records) == 0;
+  CPUCYCLES_PERF_BARRIER();
+  t->page = s->page;
   return 1;
 }
 
-/* The sum of t's counts by read(2), each fd checked to be still the event
-   we opened (its id); -1 if one is not, or is in error (a pinned event
-   the kernel could not schedule reads as nothing). */
+/* The sum of t's counts by read(2), each fd first checked to be still the
+   event we opened (its id); -1 if one is not, or is in error (a pinned
+   event the kernel could not schedule reads as nothing). */
 static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf_thread *t)
 {
+  const struct slot *s;
   unsigned long long got[2];
   long long total = 0;
   int i;
-  if (!t->fds) return -1;
+  if (!t->slot) return -1;
+  s = &slots[t->slot - 1];
+  for (i = 0; i < s->fds; ++i)
+    if (!cpucycles_os_perf_owned(s->fd[i], s->id[i])) return -1;
   if (c->toggle)
-    for (i = 0; i < t->fds; ++i) cpucycles_os_ioctl_fd(t->fd[i], PERF_EVENT_IOC_DISABLE, 0);
-  for (i = 0; i < t->fds; ++i) {
-    if (cpucycles_os_read_fd(t->fd[i], got, sizeof got) != sizeof got || got[1] != t->id[i]) return -1;
+    for (i = 0; i < s->fds; ++i) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+  for (i = 0; i < s->fds; ++i) {
+    if (cpucycles_os_read_fd(s->fd[i], got, sizeof got) != sizeof got || got[1] != s->id[i]) return -1;
     total += (long long) got[0];
   }
   if (c->toggle)
-    for (i = 0; i < t->fds; ++i) cpucycles_os_ioctl_fd(t->fd[i], PERF_EVENT_IOC_ENABLE, 0);
-  return total;
+    for (i = 0; i < s->fds; ++i) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_ENABLE, 0);
+  return s->fds ? total : -1;
 }
 
-/* Gives back an event that no longer counts, keeping its count */
+/* Hands out count v: never below one handed out before by this thread,
+   a handler's included (the swap, where the machine has one for 64 bits,
+   keeps a handler's higher count from being overwritten). */
+static long long handed(struct cpucycles_perf_thread *t, long long v)
+{
+#ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
+  long long last = __atomic_load_n(&t->last, __ATOMIC_RELAXED);
+  while (v > last && !__atomic_compare_exchange_n(&t->last, &last, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) continue;
+  return v > last ? v : last;
+#else
+  if (v > t->last) t->last = v;
+  return t->last;
+#endif
+}
+
+/* Gives up t's events, keeping their count: the page is parked (a read
+   below this one may be inside it), the fds closed. */
 static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
+  const volatile struct perf_event_mmap_page *page = t->page;
   long long count;
-  if (t->page && !cpucycles_perf_page_count(t->page, 0, c->rdpmc, &count)) count = (long long) t->page->offset;
-  if (t->page && t->base + count > t->last) t->last = t->base + count;
-  release_where(c, RETIRE);
+  if (page && !cpucycles_perf_page_count(page, 0, c->rdpmc, &count)) count = (long long) page->offset;
+  if (page && t->base + count > t->last) t->last = t->base + count;
+  t->page = 0;
+  CPUCYCLES_PERF_BARRIER();
+  if (t->slot) {
+    struct slot *s = &slots[t->slot - 1];
+    unsigned int word = word_of(s);
+    t->slot = 0;
+    note(t, 0);
+    if (KIND(word) == LIVE && claim(s, word)) give_back(s, 0);
+  }
 }
 
-long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+/* The slow path, with t's generation odd throughout: the event is gone
+   (its fd closed or taken, its thread's page says no) or in error, or the
+   thread has none yet.  Time counts from here until a new event does. */
+static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  long long count = sum(c, t), now;
   struct cpucycles_probe unheard; /* why a thread's event did not open: nobody asks */
-  if (count >= 0) return t->last = t->base + count;
+  long long now, count, v;
+  ++t->gen;
+  CPUCYCLES_PERF_BARRIER();
   now = cpucycles_os_nanoseconds();
-  if (t->fds) {
-    /* the event is gone (its fd closed or taken, its thread left) or in
-       error: time counts from here until a new event does */
+  if (t->slot || t->page) {
     drop(c, t);
     t->last_ns = t->retry_ns = now;
   }
-  if (now - t->retry_ns >= 0) {
-    if (open_thread(c, t, &unheard)) {
-      t->base = t->last;
+  if (!exited && now - t->retry_ns >= 0) {
+    t->base = t->last;
+    if (open_thread(c, t, &unheard, 0)) {
       count = sum(c, t);
-      if (count >= 0) return t->last = t->base + count;
+      if (count >= 0) {
+        v = t->base + count;
+        goto done;
+      }
       drop(c, t);
     }
     t->retry_ns = now + RETRY_NS;
@@ -279,7 +448,31 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
   /* no event: time at the rate seen at setup, on from the last count */
   if (t->last_ns) t->last += (long long) ((double) (now - t->last_ns) * c->per_ns);
   t->last_ns = now;
-  return t->last;
+  v = t->last;
+done:
+  CPUCYCLES_PERF_BARRIER();
+  ++t->gen;
+  return handed(t, v);
+}
+
+/* errno is the program's: a handler may have interrupted code about to
+   read it */
+long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+{
+  int saved = errno;
+  long long count;
+  for (;;) {
+    unsigned int gen = *(volatile unsigned int *) &t->gen;
+    /* a handler inside this thread's own change: its last count again */
+    if (gen & 1) return *(volatile long long *) &t->last;
+    CPUCYCLES_PERF_BARRIER();
+    count = sum(c, t);
+    CPUCYCLES_PERF_BARRIER();
+    if (*(volatile unsigned int *) &t->gen != gen) continue; /* a handler changed the events meanwhile */
+    count = count >= 0 ? handed(t, t->base + count) : change(c, t);
+    errno = saved;
+    return count;
+  }
 }
 
 /* ---- setup ---- */
@@ -304,12 +497,14 @@ static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                          struct cpucycles_probe *probe)
 {
+  long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
   cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
   return 0;
 #endif
-  if (!open_thread(c, t, probe)) return 0;
+  c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
   t->base = t->last = t->last_ns = t->retry_ns = 0;
+  if (!open_thread(c, t, probe, 1)) return 0;
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */

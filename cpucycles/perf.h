@@ -2,13 +2,19 @@
    include this fail to compile elsewhere and are left out).
 
    Every thread counts with its own cycles event, opened by its first read
-   and closed when it exits, when the counter is closed (selection, dlclose)
-   and, in a forked child, for the parent's threads: an event counts only
-   the thread that opened it, so one event shared by all threads would hand
-   out another thread's cycles.  The events are pinned: one the kernel
-   cannot keep on a counter is in error (read(2) gives nothing) rather than
-   multiplexed, so a count is never an estimate.  A thread whose event cannot
-   open or count counts time instead until it can (doc/counters.md). */
+   and given back when it exits, when the counter is closed (selection,
+   dlclose) and, in a forked child, for the parent's threads: an event
+   counts only the thread that opened it, so one event shared by all
+   threads would hand out another thread's cycles.  The events are pinned:
+   one the kernel cannot keep on a counter is in error (read(2) gives
+   nothing) rather than multiplexed, so a count is never an estimate.  A
+   thread whose event cannot open or count counts time instead until it
+   can (doc/counters.md).
+
+   A signal handler may interrupt any of this and call in: the paths a
+   thread runs take no lock and make only system calls, and a handler that
+   lands while its thread changes its events gets that thread's last count
+   again (perf.c). */
 #ifndef CPUCYCLES_PERF_H
 #define CPUCYCLES_PERF_H
 
@@ -26,24 +32,22 @@
 struct cpucycles_perf {
   unsigned long long config1; /* arm64 wants its 64-bit and user-access bits here */
   unsigned long long (*rdpmc)(unsigned int counter); /* reads through the event's page with this */
-  int keep_mapped; /* a thread's page stays mapped when the thread ends (RISC-V: see perfuser.h) */
   int toggle;                 /* read(2) between disable and enable (see perf.c) */
   double per_ns;              /* cycles per nanosecond, seen at setup: the rate of a thread without an event */
+  unsigned int ecore;         /* the E-core PMU's perf type + 1, seen at setup; 0: not hybrid */
 };
 
-/* One thread's events of one counter: thread-local in the counter's file. */
+/* One thread's state for one counter: thread-local in the counter's file.
+   The events themselves are in perf.c's table, where any thread can give
+   them back; slot names them. */
 struct cpucycles_perf_thread {
-  int fd[CPUCYCLES_PERF_FDS]; /* ours for i < fds */
-  unsigned long long id[CPUCYCLES_PERF_FDS];
-  int fds;
-  const volatile struct perf_event_mmap_page *page; /* fd[0]'s, if the counter maps it */
+  const volatile struct perf_event_mmap_page *page; /* set only while ticks() may read it */
   long long base;     /* added to the events' count: counts go on across a new event */
-  long long last;     /* a count handed out (where no page can say it) */
+  int slot;           /* 1 + the index of its events in perf.c's table; 0: none */
+  unsigned int gen;   /* odd while this thread changes its events */
+  long long last;     /* the highest count handed out by cpucycles_perf_read */
   long long last_ns;  /* without an event: when last was handed out */
   long long retry_ns; /* without an event: when to try opening one again */
-  const struct cpucycles_perf *counter;
-  struct cpucycles_perf_thread *next; /* every open one, for closing */
-  unsigned long owner;                /* pthread_self() of its thread */
 };
 
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
@@ -54,11 +58,14 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 
 /* The thread's count by read(2): what default-perfevent reads, and the
    other counters' way when their page cannot say.  Opens the thread's
-   events on its first read; reads only fds that are still its own events;
-   counts time at c->per_ns while it has none, retrying now and then. */
+   events on its first read; reads only fds that are still its own events
+   (the perf ioctl says so first: a pipe or eventfd that took the number
+   is never read); counts time at c->per_ns while it has none, retrying
+   now and then.  Never goes back within a thread. */
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t);
 
-/* Closes the events of every thread of counter c; each opens anew on its
+/* Gives back the events of every thread of counter c (the selection's
+   losers, dlclose: no other thread reads c then); each opens anew on its
    next read. */
 void cpucycles_perf_close(const struct cpucycles_perf *c);
 
@@ -114,12 +121,17 @@ static inline int cpucycles_perf_page_count(const volatile struct perf_event_mma
 }
 
 /* ticks() of a counter that reads through the page: the page's count while
-   the event sits on counter want (0: any), else read(2). */
+   the event sits on counter want (0: any), else read(2).  base is read
+   before the page: a handler that replaces the event in between makes this
+   count low (as any count read before the handler's), never too high. */
 static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                              unsigned int want, unsigned long long (*rdpmc)(unsigned int counter))
 {
-  long long count;
-  if (t->page && cpucycles_perf_page_count(t->page, want, rdpmc, &count)) return t->base + count;
+  long long base = t->base, count;
+  const volatile struct perf_event_mmap_page *page;
+  CPUCYCLES_PERF_BARRIER();
+  page = t->page;
+  if (page && cpucycles_perf_page_count(page, want, rdpmc, &count)) return base + count;
   return cpucycles_perf_read(c, t);
 }
 

@@ -3,18 +3,16 @@
    riscv32/64-perfrdcycle (the counter CSRs).  The counter file defines
    PERFUSER_CONFIG1 (what its perf wants in config1), PERFUSER_INDEX (the
    perf page's index of the counter it can read, or 0 for whichever the
-   page names), perfuser_read(counter), the read instruction, and
-   PERFUSER_KEEP_MAPPED: 1 where unmapping one thread's event takes user
-   access to that counter from every thread of the process (Linux on
-   RISC-V clears the counter's scounteren bit on every CPU of the
-   process; other threads' next reads would trap), so an ending thread's
-   event stays mapped until the process ends; its fd is closed.  Each
-   thread's own event, with its page mapped, makes the kernel let that
+   page names) and perfuser_read(counter), the read instruction.  On
+   Linux RISC-V, unmapping the page of an event that is on a counter takes
+   user access to that counter from every CPU of the process (the other
+   threads' next reads would trap), one more reason why perf.c unmaps a
+   thread's page only once the thread is gone.  Each thread's own event, with its page mapped, makes the kernel let that
    thread's user code read the counter, given perf_user_access 1; the
    count is the page's offset plus the counter. */
 #include "perf.h"
 
-static struct cpucycles_perf perf = { PERFUSER_CONFIG1, perfuser_read, PERFUSER_KEEP_MAPPED, 0, 0 };
+static struct cpucycles_perf perf = { PERFUSER_CONFIG1, perfuser_read, 0, 0, 0 };
 static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)

@@ -7,6 +7,5 @@
 
 #define PERFUSER_CONFIG1 0
 #define PERFUSER_INDEX 0 /* whichever counter the page names */
-#define PERFUSER_KEEP_MAPPED 1 /* see perfuser.h */
 #define perfuser_read riscv_counter
 #include "perfuser.h"

@@ -14,6 +14,9 @@
 #define cpucycles_os_unmap_page real_unmap_page
 #define cpucycles_os_cpuid real_cpuid
 #define cpucycles_os_tsc_faults real_tsc_faults
+#define cpucycles_os_fd_limit real_fd_limit
+#define cpucycles_os_thread_id real_thread_id
+#define cpucycles_os_thread_gone real_thread_gone
 #include "../cpucycles/os.c"
 #undef cpucycles_os_read_text
 #undef cpucycles_os_getenv
@@ -27,6 +30,9 @@
 #undef cpucycles_os_unmap_page
 #undef cpucycles_os_cpuid
 #undef cpucycles_os_tsc_faults
+#undef cpucycles_os_fd_limit
+#undef cpucycles_os_thread_id
+#undef cpucycles_os_thread_gone
 #include "fakeos.h"
 #ifdef __linux__
 #include <linux/perf_event.h>
@@ -97,6 +103,21 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 int cpucycles_os_tsc_faults(void)
 {
   return HOOK(tsc_faults, ());
+}
+
+long cpucycles_os_fd_limit(void)
+{
+  return HOOK(fd_limit, ());
+}
+
+int cpucycles_os_thread_id(void)
+{
+  return HOOK(thread_id, ());
+}
+
+int cpucycles_os_thread_gone(int tid)
+{
+  return HOOK(thread_gone, (tid));
 }
 
 #ifdef __linux__

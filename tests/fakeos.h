@@ -19,6 +19,9 @@ struct fake_os {
   void (*unmap_page)(void *page);
   int (*cpuid)(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
   int (*tsc_faults)(void);
+  long (*fd_limit)(void);
+  int (*thread_id)(void);
+  int (*thread_gone)(int tid);
 };
 extern struct fake_os fake_os;
 
