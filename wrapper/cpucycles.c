@@ -6,16 +6,10 @@
    thread, a pthread_cancel of the selecting thread, a signal handler that
    calls in, and unloading (dlclose). */
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE /* syscall() */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <sys/syscall.h>
-#endif
 #include "cpucycles.h"
 #include "internal.h"
 
@@ -31,95 +25,74 @@ long long (*cpucycles)(void) = first_call;
 #define NOT_STARTED 0
 #define RUNNING 1
 #define DONE 2
-#define WAIT_FIRST_NS 1000  /* a waiter sleeps 1 microsecond, then ... */
-#define WAIT_MOST_NS 256000 /* ... twice as long each time, up to this */
 
-static int selection_state = NOT_STARTED, selection_owner;
-static int persecond_state = NOT_STARTED, persecond_owner;
+static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
 static int trace_wanted;
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
-/* The kernel's id of this thread, and whether a thread of this process
-   with that id is gone (0 where the OS cannot say). */
-static int thread_id(void)
+/* One lock per job, robust where the system has them: when the thread
+   running a job dies in it (a seccomp filter, a raw SYS_exit), the kernel
+   gives the lock to a waiter with EOWNERDEAD, even when the dead thread
+   was the main thread (a zombie, still there for tgkill) or its id was
+   already reused.  Made when the library is loaded and after fork; a call
+   before that finds the plain mutex that all-zero bytes make. */
+static pthread_mutex_t selection_lock, persecond_lock;
+
+static void make_lock(pthread_mutex_t *lock)
 {
-#if defined(__linux__) && defined(SYS_gettid)
-  return (int) syscall(SYS_gettid);
-#else
-  return 0;
+  pthread_mutexattr_t robust;
+  if (pthread_mutexattr_init(&robust) != 0) return;
+#ifdef CPUCYCLES_HAVE_ROBUST_MUTEX
+  pthread_mutexattr_setrobust(&robust, PTHREAD_MUTEX_ROBUST);
 #endif
+  pthread_mutex_init(lock, &robust);
+  pthread_mutexattr_destroy(&robust);
 }
 
-static int thread_gone(int tid)
-{
-#if defined(__linux__) && defined(SYS_tgkill)
-  return tid > 0 && syscall(SYS_tgkill, (int) getpid(), tid, 0) != 0 && errno == ESRCH;
-#else
-  (void) tid;
-  return 0;
-#endif
-}
-
-/* mine marks the job as this thread's while it runs it (and only then:
-   a thread that waits is not running it, and a handler there must wait) */
-static void run(int *state, int *owner, void (*job)(void), int mine)
-{
-  int cancel;
-  __atomic_store_n(owner, thread_id(), __ATOMIC_RELEASE);
-  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-  running_here |= mine;
-  job();
-  running_here &= ~mine;
-  __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
-  pthread_setcancelstate(cancel, &cancel);
-}
-
-/* Runs job exactly once per process; callers that lose the race sleep
-   until the winner is done (spinning would slow it on a busy machine).
+/* Runs job exactly once per process; callers that lose the race wait on
+   the lock (no spinning, which would slow the winner on a busy machine).
    Whoever runs it can neither leave it unfinished nor be waited for in
    vain:
-   - signals stay blocked meanwhile (but the faults, which the guard
-     needs and which no mask holds back), so no handler runs inside the
-     job, and none can leave it by longjmp or pthread_exit; a signal
-     arrives when the job is done;
+   - signals stay blocked meanwhile, but the synchronous ones (the faults
+     the guard needs, a seccomp sandbox's SIGSYS, a debugger's SIGTRAP),
+     which blocking would not hold back but turn into a kill; so no
+     asynchronous handler runs inside the job, and none can leave it by
+     longjmp or pthread_exit: it arrives when the job is done;
    - cancellation is off, so a pthread_cancel takes effect at the
      caller's next cancellation point;
-   - a thread killed inside the job (a seccomp filter, a raw exit) is
-     noticed by a waiter, which runs the job itself.
+   - a thread killed inside the job passes the lock to a waiter, which
+     runs the job itself.
    Returns 0 only to a caller re-entering from inside this thread's own
-   run of the same job (a program's handler of a fault the guard passed
-   on), which must not wait for itself. */
-static int once(int *state, int *owner, void (*job)(void))
+   run of the same job (a program's handler of a synchronous signal),
+   which must not wait for itself. */
+static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
 {
-  int expected = NOT_STARTED, mine = state == &selection_state ? 1 : 2, them;
-  long wait_ns = WAIT_FIRST_NS;
+  static const int synchronous[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGSYS, SIGTRAP };
+  int mine = state == &selection_state ? 1 : 2, cancel;
+  unsigned int i;
   sigset_t all, mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (running_here & mine) return 0;
   sigfillset(&all);
-  sigdelset(&all, SIGILL);
-  sigdelset(&all, SIGFPE);
-  sigdelset(&all, SIGBUS);
-  sigdelset(&all, SIGSEGV);
+  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; ++i) sigdelset(&all, synchronous[i]);
   pthread_sigmask(SIG_BLOCK, &all, &mask);
-  if (__atomic_compare_exchange_n(state, &expected, RUNNING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    run(state, owner, job, mine);
-  } else {
-    while (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
-      struct timespec pause;
-      pause.tv_sec = 0;
-      pause.tv_nsec = wait_ns;
-      nanosleep(&pause, 0);
-      if (wait_ns < WAIT_MOST_NS)
-        wait_ns *= 2;
-      else if (thread_gone(them = __atomic_load_n(owner, __ATOMIC_ACQUIRE)) &&
-               __atomic_compare_exchange_n(owner, &them, -1, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
-               __atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) /* it may have finished, then ended */
-        run(state, owner, job, mine);
-    }
+  pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+#ifdef CPUCYCLES_HAVE_ROBUST_MUTEX
+  if (pthread_mutex_lock(lock) == EOWNERDEAD) pthread_mutex_consistent(lock);
+#else
+  pthread_mutex_lock(lock);
+#endif
+  if (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
+    running_here |= mine;
+    __atomic_store_n(state, RUNNING, __ATOMIC_RELEASE);
+    job();
+    running_here &= ~mine;
+    __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
   }
+  pthread_mutex_unlock(lock);
+  pthread_setcancelstate(cancel, &cancel);
   pthread_sigmask(SIG_SETMASK, &mask, 0);
   return 1;
 }
@@ -131,6 +104,8 @@ static int once(int *state, int *owner, void (*job)(void))
 static void child_after_fork(void)
 {
   if (running_here) return; /* forked by a handler inside our own job */
+  make_lock(&selection_lock); /* held, if at all, by a thread the child lacks */
+  make_lock(&persecond_lock);
   if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == RUNNING) {
     cpucycles_guard_forget();
     __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELAXED);
@@ -157,6 +132,8 @@ static void at_exit(void)
    pthread_atfork waits for), and that child waited for ever. */
 __attribute__((constructor)) static void load(void)
 {
+  make_lock(&selection_lock);
+  make_lock(&persecond_lock);
   pthread_atfork(0, 0, child_after_fork);
   atexit(at_exit);
 }
@@ -189,7 +166,7 @@ static void select_job(void)
 
 static long long first_call(void)
 {
-  if (!once(&selection_state, &selection_owner, select_job)) return 0;
+  if (!once(&selection_state, &selection_lock, select_job)) return 0;
   return __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE)();
 }
 
@@ -215,7 +192,7 @@ long long cpucycles_persecond(void)
   /* re-entered from a handler inside the first call: estimate afresh,
      once per thread (a handler run by a fast timer must not spend its
      whole interval reading files, or the first call never ends) */
-  if (!once(&selection_state, &selection_owner, select_job) || !once(&persecond_state, &persecond_owner, persecond_job)) {
+  if (!once(&selection_state, &selection_lock, select_job) || !once(&persecond_state, &persecond_lock, persecond_job)) {
     if (!reentered) reentered = cpucycles_persecond_estimate(&source);
     return reentered;
   }
@@ -225,7 +202,7 @@ long long cpucycles_persecond(void)
 const char *cpucycles_implementation(void)
 {
   /* re-entered from a handler inside the first call: the last resort */
-  if (!once(&selection_state, &selection_owner, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
+  if (!once(&selection_state, &selection_lock, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
   return cpucycles_counters[selection.chosen].name;
 }
 
@@ -242,7 +219,7 @@ const char *cpucycles_version(void)
 static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
-  once(&persecond_state, &persecond_owner, persecond_job);
+  once(&persecond_state, &persecond_lock, persecond_job);
   if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
   cpucycles_trace_print(cpucycles_counters, s);
 }
@@ -251,6 +228,6 @@ void cpucycles_tracesetup(void)
 {
   if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED)
     trace_wanted = 1;
-  else if (once(&selection_state, &selection_owner, select_job))
+  else if (once(&selection_state, &selection_lock, select_job))
     print_trace();
 }
