@@ -291,6 +291,9 @@ static void hybrid_perfevent(void)
   class = probe(pe, &says);
   check(class == CPUCYCLES_CYCLECOUNTER && still_open() == 2, "intel_hybrid_perfevent_two_fds",
         "class %lld, %d open (%s)", class, still_open(), says);
+  /* the limits past which a thread counts time, said where the user looks */
+  check(has(says, "past 256 threads") && has(says, "perf fds (a quarter of the fd limit)"),
+        "perfevent_says_its_thread_limits", "says '%s'", says);
   a = pe->ticks();
   b = counts[FIRST_FD] + counts[FIRST_FD + 1];
   check(a == b && a > 1500000, "intel_hybrid_perfevent_counts_summed", "ticks %lld, fds hold %lld", a, b);
