@@ -577,11 +577,9 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
   }
   if (!cpucycles_perf_setup(c, t, probe)) return 0;
   /* The page's cap_user_rdpmc follows the event's own flag (on arm64 and
-     RISC-V alike), not perf_user_access: with the knob at 0 the kernel
-     still says 1 and then keeps user reads off.  The knob was checked,
-     but where it cannot be read (no /proc) the first read traps: it runs
-     under the guard. */
-  probe->may_trap = 1;
+     RISC-V alike), not perf_user_access, but its index is 0 unless the
+     kernel lets user code read the counter: asked this way, the first
+     read needs no crash guard, even where the knob cannot be read. */
   if (!t->page->cap_user_rdpmc)
     cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   else if (!t->page->index)

@@ -13,15 +13,17 @@ long long ticks(void)
    only in a thread whose own perf event grants it: a read that works is
    riscv*-perfrdcycle's event at work, and it traps once that event is
    closed, so this counter stands aside; 2 is the old rule, rdcycle for
-   all, and no knob is a kernel before it. */
+   all, which needs no guard; only a kernel without the knob (or a
+   system without /proc) leaves the read to the guard. */
 long long ticks_setup(struct cpucycles_probe *probe)
 {
   long access;
-  if (cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &access) && access != 2) {
+  if (!cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &access))
+    probe->may_trap = 1;
+  else if (access != 2) {
     cpucycles_say(probe, "perf_user_access is %ld: user rdcycle only through perf (see the perfrdcycle counter)", access);
     return CPUCYCLES_SKIP;
   }
-  probe->may_trap = 1;
   return CPUCYCLES_CYCLECOUNTER;
 }
 
