@@ -1,7 +1,7 @@
 /* The operating system, as cpucycles/os.h promises it.  Only those
    functions live here: tests replace this whole object (tests/fakeos.c). */
 #define _POSIX_C_SOURCE 200809L
-#define _GNU_SOURCE /* syscall(), environ (and _DEFAULT_SOURCE with them) */
+#define _GNU_SOURCE /* syscall(), secure_getenv() (and _DEFAULT_SOURCE with them) */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -22,9 +22,6 @@
 #endif
 #include <sys/prctl.h>
 #include <sys/syscall.h>
-#endif
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16))
-#include <sys/auxv.h> /* getauxval(AT_SECURE) */
 #endif
 #include "os.h"
 
@@ -202,23 +199,11 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 }
 
 /* The library is not meant for setuid programs (doc/security.md); where
-   the C library can tell (AT_SECURE), it still ignores the environment in
-   one.  There the walk is ours: a first getenv() would fault in a page
-   of the C library's code in the first call (doc/selection.md).  Linux
-   only: its kernel always passes AT_SECURE.  From glibc 2.40 on, setenv()
-   in another thread keeps the old arrays, so the walk reads no freed
-   memory (as getenv, it may miss a variable an unsetenv() moves). */
+   the C library can tell, it still ignores the environment in one. */
 const char *cpucycles_os_getenv(const char *name)
 {
-#if defined(__linux__) && defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 16)) && defined(AT_SECURE)
-  char **e;
-  if (getauxval(AT_SECURE)) return 0;
-  for (e = environ; e && *e; ++e) {
-    const char *s = *e, *n = name;
-    while (*n && *s == *n) ++s, ++n;
-    if (!*n && *s == '=') return s + 1;
-  }
-  return 0;
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 17))
+  return secure_getenv(name);
 #else
   return getenv(name);
 #endif

@@ -247,26 +247,11 @@ __attribute__((destructor)) static void perf_unload(void)
 
 /* ---- opening ---- */
 
-/* An event the kernel said it does not have (ENOENT, ENODEV, ENOSYS)
-   stays missing for the life of the process; remembering it spares the
-   next perf counter's setup the same refused system call (err 0: none
-   yet).  Written by setups only, which run one at a time. */
-static struct {
-  int err;
-  unsigned int type;
-  unsigned long long config, config1;
-} missing;
-
 /* Tries exclude_kernel/exclude_hv from most to least exclusive (count only
    this program where the PMU can).  Returns the fd, or -1 with *err. */
-static int open_event(struct perf_event_attr *attr, int *err, int setup)
+static int open_event(struct perf_event_attr *attr, int *err)
 {
   int i;
-  if (missing.err && missing.type == attr->type && missing.config == attr->config &&
-      missing.config1 == attr->config1) {
-    *err = missing.err;
-    return -1;
-  }
   for (i = 0; i < 4; ++i) {
     long fd;
     attr->exclude_kernel = i < 2;
@@ -274,29 +259,21 @@ static int open_event(struct perf_event_attr *attr, int *err, int setup)
     fd = cpucycles_os_perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd >= 0) return (int) fd;
     *err = errno;
-    if (*err == ENOSYS || *err == ENOENT || *err == ENODEV) {
-      if (setup) {
-        missing.err = *err;
-        missing.type = attr->type;
-        missing.config = attr->config;
-        missing.config1 = attr->config1;
-      }
-      break;
-    }
-    if (*err == EMFILE) break; /* nor will the exclude bits change this */
+    /* nor will the exclude bits change these */
+    if (*err == ENOSYS || *err == ENOENT || *err == ENODEV || *err == EMFILE) break;
   }
   return -1;
 }
 
 /* One event into s, and its id, within the fd budget. */
-static int add_event(struct slot *s, struct perf_event_attr *attr, int *err, int setup)
+static int add_event(struct slot *s, struct perf_event_attr *attr, int *err)
 {
   int fd;
   if (!reserve(1)) {
     *err = EMFILE;
     return 0;
   }
-  fd = open_event(attr, err, setup);
+  fd = open_event(attr, err);
   s->id[s->fds] = 0;
   if (fd >= 0 && cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &s->id[s->fds]) == 0) {
     s->fd[s->fds++] = fd;
@@ -314,8 +291,7 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, int *err, int
    reads through it) and names it in t, page published last.  Returns 1,
    or 0 with nothing left open, after saying why; an E-core refusal is
    only said: counting on P-cores goes on. */
-static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe,
-                       int setup)
+static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
 {
   struct perf_event_attr attr;
   struct slot *s = free_slot();
@@ -335,7 +311,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   attr.config1 = c->config1;
   attr.pinned = 1;
   attr.read_format = PERF_FORMAT_ID;
-  if (!add_event(s, &attr, &err, setup)) {
+  if (!add_event(s, &attr, &err)) {
     settle(s, FREE);
     cpucycles_say(probe, "perf_event_open: %s", words(err));
     return 0;
@@ -348,7 +324,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   if (c->ecore) {
     attr.type = c->ecore - 1;
     attr.config = INTEL_RAW_CYCLES;
-    if (!add_event(s, &attr, &err, setup))
+    if (!add_event(s, &attr, &err))
       cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores", c->ecore - 1,
                     words(err));
   }
@@ -435,7 +411,7 @@ static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_th
   }
   if (!exited && now - t->retry_ns >= 0) {
     t->base = t->last;
-    if (open_thread(c, t, &unheard, 0)) {
+    if (open_thread(c, t, &unheard)) {
       count = sum(c, t);
       if (count >= 0) {
         v = t->base + count;
@@ -504,7 +480,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 #endif
   c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
   t->base = t->last = t->last_ns = t->retry_ns = 0;
-  if (!open_thread(c, t, probe, 1)) return 0;
+  if (!open_thread(c, t, probe)) return 0;
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */

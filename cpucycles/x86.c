@@ -1,32 +1,16 @@
 /* CPUID facts for the TSC counters (amd64-tsc*, x86-tsc*) and the RDPMC
    counters (amd64-perfpmcff, amd64-perfpmc, amd64-pmcff).  In a guest each
-   CPUID exits to the hypervisor (several microseconds), so each leaf is
-   asked at most once per process and only when an answer needs it. */
+   CPUID exits to the hypervisor, so a leaf is asked only when an answer
+   needs it. */
 #include <string.h>
 #include <unistd.h>
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#define CACHED_LEAVES 12
-static struct { unsigned int leaf, r[4]; } cache[CACHED_LEAVES];
-static int cached;
-
 /* CPUID leaf n (subleaf 0) into r; returns EAX (0 where there is no CPUID) */
 static unsigned int leaf(unsigned int n, unsigned int r[4])
 {
-  int i = 0;
-  while (i < cached && cache[i].leaf != n) ++i;
-  if (i < cached)
-    memcpy(r, cache[i].r, sizeof cache[i].r);
-  else
-    cpucycles_os_cpuid(n, 0, r);
-  /* a new leaf, counted only once whole: a child forked meanwhile asks
-     again */
-  if (i == cached && i < CACHED_LEAVES) {
-    cache[i].leaf = n;
-    memcpy(cache[i].r, r, sizeof cache[i].r);
-    cached = i + 1;
-  }
+  cpucycles_os_cpuid(n, 0, r);
   return r[0];
 }
 
@@ -65,8 +49,7 @@ static long long crystal_table(unsigned int model)
 }
 
 /* In a guest, only the hypervisor's TSC leaf (the guest's leaf 0x15
-   describes the host); on bare metal the crystal leaves.  Recomputed on
-   each call from the leaf cache, which asks CPUID once. */
+   describes the host); on bare metal the crystal leaves. */
 long long cpucycles_x86_tsc_hz(const char **words)
 {
   unsigned int r[4], model, max, guest, khz;
@@ -118,7 +101,7 @@ long long cpucycles_x86_tsc_hz(const char **words)
 
 const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 {
-  static struct cpucycles_x86_facts facts; /* from the leaf cache on each call */
+  static struct cpucycles_x86_facts facts; /* asked anew on each call */
   unsigned int r[4], vendor[3];
   memset(&facts, 0, sizeof facts);
   leaf(0, r);
@@ -159,7 +142,6 @@ static long tsc_pid; /* the process that asked, or 0 */
 
 void cpucycles_x86_forget(void)
 {
-  cached = 0;
   tsc_pid = 0;
 }
 

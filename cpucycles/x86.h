@@ -12,12 +12,11 @@
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where
-   it came from or why there is none.  CPUID is asked once per process. */
+   it came from or why there is none. */
 long long cpucycles_x86_tsc_hz(const char **words);
 
-/* What the RDPMC counters need to know about the CPU, made from the
-   cached leaves on each call (selection's setups alone call it: its
-   struct is rewritten each time). */
+/* What the RDPMC counters need to know about the CPU, asked on each call
+   (selection's setups alone call it: its struct is rewritten each time). */
 #define CPUCYCLES_X86_INTEL 1 /* GenuineIntel */
 #define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
 struct cpucycles_x86_facts {
@@ -32,7 +31,7 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
    start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */
 const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
 
-/* Forgets what CPUID said, so a test can play another CPU. */
+/* Forgets whether RDTSC faults, so a test can play another process. */
 void cpucycles_x86_forget(void);
 
 /* RDPMC of the counter ECX names (bit 30: fixed-function).  Faults unless
