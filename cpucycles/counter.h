@@ -38,11 +38,9 @@ struct cpucycles_probe {
                            need not time it to know it cannot beat it */
 };
 
-/* Keeps the words for probe, printf-style (cpucycles/probe.c) */
+/* Keeps the words for probe, printf-style (cpucycles/probe.c); a trace
+   makes them into text (wrapper/trace.c) */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
-/* Makes them into text (CPUCYCLES_WHY bytes are enough): text, "" if
-   nothing was said */
-const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
    starts with (a sign allowed): 1 and *value, or 0 where there is no such

@@ -1,8 +1,8 @@
 /* What counters' setups and the frequency estimate share (counter.h):
-   the words a setup reports through its probe, the one number parser,
-   the knobs, and /proc/cpuinfo read in pieces of whole lines. */
+   the words a setup reports through its probe (kept unformatted), the one
+   number parser, the knobs, and /proc/cpuinfo read in pieces of whole
+   lines. */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counter.h"
@@ -23,30 +23,6 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
     if (!*f) break;
   }
   va_end(ap);
-}
-
-const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size)
-{
-  const char *f = probe->say ? probe->say : "";
-  size_t used = 0;
-  int n = 0;
-  for (; *f && used + 1 < size; ++f) {
-    char number[24];
-    const char *piece = number;
-    if (*f != '%') {
-      text[used++] = *f;
-      continue;
-    }
-    f += 1 + (f[1] == 'l');
-    if (!*f) break;
-    if (*f == 's')
-      piece = n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].s : "";
-    else
-      snprintf(number, sizeof number, "%lld", n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].n : 0);
-    while (*piece && used + 1 < size) text[used++] = *piece++;
-  }
-  text[used] = 0;
-  return text;
 }
 
 /* Exact, in integers only, so every ISA gets the same bits: the first

@@ -28,7 +28,9 @@ long long (*cpucycles)(void) = first_call;
 
 static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
-static int trace_wanted;
+/* the trace printer, set by cpucycles_tracesetup() (trace.c): a program
+   that never traces links neither it nor stdio */
+static void (*printer)(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
@@ -157,11 +159,11 @@ static void select_job(void)
   struct cpucycles_select_options options;
   options.persecond = cpucycles_persecond_estimate;
   options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
-  options.measure_all = trace_wanted;
+  options.measure_all = printer != 0;
   cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &selection);
   /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
-  if (trace_wanted) print_trace();
+  if (printer) print_trace();
 }
 
 static long long first_call(void)
@@ -221,13 +223,12 @@ static void print_trace(void)
   struct cpucycles_selection *s = &selection;
   once(&persecond_state, &persecond_lock, persecond_job);
   if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
-  cpucycles_trace_print(cpucycles_counters, s);
+  printer(cpucycles_counters, s);
 }
 
-void cpucycles_tracesetup(void)
+void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s))
 {
-  if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED)
-    trace_wanted = 1;
-  else if (once(&selection_state, &selection_lock, select_job))
-    print_trace();
+  int before = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED;
+  printer = print;
+  if (!before && once(&selection_state, &selection_lock, select_job)) print_trace();
 }

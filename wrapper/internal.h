@@ -75,9 +75,17 @@ long long cpucycles_read_scaled(void);
 long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
 
+/* cpucycles.c, for cpucycles_tracesetup() in trace.c: print is to print
+   the trace, by the first call if it is still to come, else now. */
+void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s));
+
 /* trace.c: the trace of selection s over table (doc/api.md), ending
    with the chosen counter's class and what it means, in words. */
 void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+
+/* trace.c: a probe's words as text (CPUCYCLES_WHY bytes are enough), ""
+   if nothing was said */
+const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size);
 
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */
 long long cpucycles_persecond_estimate(const char **source);

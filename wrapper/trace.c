@@ -1,13 +1,38 @@
 /* The trace that cpucycles_tracesetup() asks for (format in doc/api.md):
    the reference's tracesetup lines, then ours on where persecond came
    from, what became of each counter, what the chosen one counts, and that
-   in words.  Printed only when asked for: none of it is in a first call
-   that nobody traces. */
+   in words.  Printed only when asked for: a program that never calls
+   cpucycles_tracesetup() links none of this, nor stdio. */
 #include <stdio.h>
 #include <string.h>
+#include "cpucycles.h"
 #include "internal.h"
 
 #define STATED_TOLERANCE 0.01 /* a stated rate this far from the measured one is said */
+
+const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size)
+{
+  const char *f = probe->say ? probe->say : "";
+  size_t used = 0;
+  int n = 0;
+  for (; *f && used + 1 < size; ++f) {
+    char number[24];
+    const char *piece = number;
+    if (*f != '%') {
+      text[used++] = *f;
+      continue;
+    }
+    f += 1 + (f[1] == 'l');
+    if (!*f) break;
+    if (*f == 's')
+      piece = n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].s : "";
+    else
+      snprintf(number, sizeof number, "%lld", n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].n : 0);
+    while (*piece && used + 1 < size) text[used++] = *piece++;
+  }
+  text[used] = 0;
+  return text;
+}
 
 static void print_name(const char *name)
 {
@@ -119,4 +144,9 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
   }
   print_verdict(table, s, no_pmu, locked);
   fflush(stdout);
+}
+
+void cpucycles_tracesetup(void)
+{
+  cpucycles_trace_ask(cpucycles_trace_print);
 }
