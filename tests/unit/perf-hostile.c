@@ -175,11 +175,11 @@ static int lowest_perf_fd(void)
 
 enum timer_kind { ITIMER_REAL_PROCESS, ITIMER_PROF_PROCESS, TIMER_THREAD_ID };
 static enum timer_kind kind;
-static long period_us;
+static long period_us, thread_reads;
 static const char *timer_name;
 
-#define WAVE 8 /* threads alive at once */
-#define THREAD_READS 1000
+#define WAVE 8   /* threads alive at once */
+#define WAVES 40 /* so 320 thread lifetimes */
 
 static int thread_timer(timer_t *id)
 {
@@ -208,7 +208,7 @@ static void *short_life(void *arg)
   struct lifetime *l = arg;
   int i;
   l->timed = kind == TIMER_THREAD_ID && thread_timer(&l->timer);
-  for (i = 0; i < scaled(THREAD_READS); ++i) note_count();
+  for (i = 0; i < scaled(thread_reads); ++i) note_count();
   return 0;
 }
 
@@ -226,7 +226,7 @@ static void timer_lifetimes(void)
   pthread_t t[WAVE];
   char name[96];
   int wave, i, fds, created = 0;
-  long waves = scaled(40);
+  long waves = scaled(WAVES), start = (long) now_ms();
   handle(kind == ITIMER_REAL_PROCESS ? SIGALRM : SIGPROF);
   note_count(); /* this thread's own event, reopened in this child */
   if (kind == TIMER_THREAD_ID) {
@@ -255,6 +255,8 @@ static void timer_lifetimes(void)
   }
   if (kind != TIMER_THREAD_ID) process_timer(0);
   fds = perf_fds();
+  printf("info hostile_timer_%s: %d thread lifetimes of %ld reads, %d handler calls, %ld ms\n", timer_name, created,
+         scaled(thread_reads), handler_calls, (long) now_ms() - start);
   snprintf(name, sizeof name, "hostile_timer_%s_no_perf_fd_leak", timer_name);
   check(fds >= 0 && fds <= 1, name, "%d perf fds after %d thread lifetimes joined (want this thread's one at most)",
         fds, created);
@@ -269,20 +271,21 @@ static void timers(void)
 {
   static const struct {
     enum timer_kind kind;
-    long us;
+    long us, reads; /* the period, and each thread's reads: its life spans a few periods */
     const char *name;
   } cases[] = {
-    { ITIMER_REAL_PROCESS, 10000, "real_100hz" },
-    { ITIMER_PROF_PROCESS, 1000, "prof_1ms" },
-    { TIMER_THREAD_ID, 200, "thread_200us" },
-    { TIMER_THREAD_ID, 20, "thread_20us" },
-    { ITIMER_PROF_PROCESS, 20, "prof_20us" },
+    { ITIMER_REAL_PROCESS, 10000, 3000, "real_100hz" },
+    { ITIMER_PROF_PROCESS, 1000, 1000, "prof_1ms" },
+    { TIMER_THREAD_ID, 200, 300, "thread_200us" },
+    { TIMER_THREAD_ID, 20, 30, "thread_20us" },
+    { ITIMER_PROF_PROCESS, 20, 300, "prof_20us" },
   };
   unsigned int i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char name[96];
     kind = cases[i].kind;
     period_us = cases[i].us;
+    thread_reads = cases[i].reads;
     timer_name = cases[i].name;
     snprintf(name, sizeof name, "hostile_timer_%s", timer_name);
     in_child(name, timer_lifetimes, 30);
@@ -316,39 +319,48 @@ static void close_from(int low)
   }
 }
 
-#define CLOSES 100
-#define STALL_MS 5000 /* a reader that makes no progress for this long is stuck */
+#define CLOSES_MS 1000 /* how long the program goes on closing */
+#define STALL_MS 5000  /* a reader that makes no progress for this long is stuck */
 
+/* The handler is kept off this thread, so that every tick lands in the
+   reader, which reopens its event after every close. */
 static void close_range_reader(void)
 {
   struct itimerval it = { { 0, 10000 }, { 0, 10000 } }, off = { { 0, 0 }, { 0, 0 } };
   pthread_t t;
-  int i, low, stuck = -1, fds;
-  long closes = scaled(CLOSES);
+  sigset_t alrm;
+  int low, stuck = -1, fds;
+  long closes = 0;
+  long long end;
   handle(SIGALRM);
   note_count();
   if (pthread_create(&t, 0, reader, 0) != 0) {
     check(0, "hostile_close_range_reads_go_on", "no reader thread");
     return;
   }
+  sigemptyset(&alrm);
+  sigaddset(&alrm, SIGALRM);
+  pthread_sigmask(SIG_BLOCK, &alrm, 0);
   while (reads_done < 10) sleep_us(1000);
   low = lowest_perf_fd(); /* the library's first fd: 768 with a limit of 1024 or more */
   if (low < 3) low = 768;
   setitimer(ITIMER_REAL, &it, 0);
-  for (i = 0; i < closes && stuck < 0; ++i) {
-    long before, deadline;
-    sleep_us(2000);
+  end = now_ms() + scaled(CLOSES_MS);
+  while (now_ms() < end && stuck < 0) {
+    long before = reads_done;
+    long long deadline;
     close_from(low);
-    before = reads_done;
+    ++closes;
     deadline = now_ms() + STALL_MS;
-    while (reads_done < before + 10 && now_ms() < deadline) sleep_us(500);
-    if (reads_done < before + 10) stuck = i;
+    while (reads_done < before + 10 && now_ms() < deadline) sleep_us(200);
+    if (reads_done < before + 10) stuck = closes;
   }
   stop_reading = 1;
   pthread_join(t, 0);
   setitimer(ITIMER_REAL, &off, 0);
   fds = perf_fds();
-  check(stuck < 0, "hostile_close_range_reads_go_on", "the reader stopped after close_range(%d, ~0U) number %d", low,
+  printf("info hostile_close_range: %ld closes, %ld reads, %d handler calls\n", closes, reads_done, handler_calls);
+  check(stuck < 0, "hostile_close_range_reads_go_on", "the reader stopped after close_range(%d, ~0U) number %ld", low,
         stuck);
   check(!backwards, "hostile_close_range_never_backwards", "%d counts below one handed out before (%d handler calls)",
         backwards, handler_calls);
@@ -486,7 +498,7 @@ static void watchdog(int sig)
   char line[160];
   int n;
   (void) sig;
-  n = snprintf(line, sizeof line, "fail hostile_fd_taken_%s: cpucycles() blocked on the program's fd\n", stage);
+  n = snprintf(line, sizeof line, "fail hostile_fd_taken_%s_returns: cpucycles() blocked on the program's fd\n", stage);
   if (write(1, line, (size_t) n) < 0) _exit(2);
   _exit(1);
 }
