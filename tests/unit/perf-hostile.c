@@ -37,8 +37,10 @@ int main(void)
 #include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
+#include "perf.h"
 
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid /* glibc before 2.35 names no field */
@@ -171,6 +173,95 @@ static int lowest_perf_fd(void)
   return -1;
 }
 
+/* ---- a page reader on the fake ---- */
+
+/* A counter that reads through its event's page, as arm64-perfpmc and
+   riscv*-perfrdcycle do, on a fake page: the library maps it with
+   cpucycles_os_map_page and gives it back with cpucycles_os_unmap_page,
+   both hooked here.  The page names a private copy of the event's fd as
+   its counter, which the fake rdpmc reads (the task clock, exactly what
+   read(2) of the event gives: the two paths agree), so the page keeps
+   counting after the library closes its fd, as a kernel's page does.  A
+   read of a page the library unmapped is a SIGSEGV: the fake pages are
+   real mappings, unmapped for real. */
+#define FAKE_PAGES 1024
+#define PAGES_MOST 256 /* perf.c's table: a page holds a slot until reaped */
+static struct {
+  void *page;
+  int fd;
+} fake_pages[FAKE_PAGES];
+static volatile int pages_live, unpaged;
+static int paging; /* row 1 reads through the page reader */
+
+static unsigned long long fake_rdpmc(unsigned int counter)
+{
+  unsigned long long got[2] = { 0, 0 }; /* value, id (PERF_FORMAT_ID) */
+  real_read_fd((int) counter, got, sizeof got);
+  return got[0];
+}
+
+static struct cpucycles_perf paged = { 0, fake_rdpmc, 0, 0, 0 };
+static __thread struct cpucycles_perf_thread paged_mine;
+
+static long long paged_ticks(void)
+{
+  return cpucycles_perf_ticks(&paged, &paged_mine, 0, fake_rdpmc);
+}
+
+/* Async-signal-safe: a handler's call may open a thread's events. */
+static void *fake_map_page(int fd)
+{
+  size_t size = (size_t) sysconf(_SC_PAGESIZE);
+  struct perf_event_mmap_page *p;
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 3), i;
+  if (own < 0) return 0;
+  p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    close(own);
+    return 0;
+  }
+  madvise(p, size, MADV_DONTFORK); /* as perf's pages: a forked child has none */
+  p->cap_user_rdpmc = 1;
+  p->index = (unsigned int) own + 1;
+  p->pmc_width = 64;
+  p->offset = 0;
+  for (i = 0; i < FAKE_PAGES; ++i) {
+    void *none = 0;
+    if (__atomic_compare_exchange_n(&fake_pages[i].page, &none, (void *) p, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+      fake_pages[i].fd = own;
+      break;
+    }
+  }
+  __atomic_add_fetch(&pages_live, 1, __ATOMIC_RELAXED);
+  return p;
+}
+
+static void fake_unmap_page(void *page)
+{
+  int i;
+  for (i = 0; i < FAKE_PAGES; ++i)
+    if (__atomic_load_n(&fake_pages[i].page, __ATOMIC_ACQUIRE) == page) {
+      close(fake_pages[i].fd);
+      __atomic_store_n(&fake_pages[i].page, (void *) 0, __ATOMIC_RELEASE);
+      break;
+    }
+  munmap(page, (size_t) sysconf(_SC_PAGESIZE));
+  __atomic_sub_fetch(&pages_live, 1, __ATOMIC_RELAXED);
+}
+
+/* In a child: the parent's pages did not come along (MADV_DONTFORK), and
+   the library forgot them without unmapping; their fds did come. */
+static void forget_parents_pages(void)
+{
+  int i;
+  for (i = 0; i < FAKE_PAGES; ++i)
+    if (fake_pages[i].page) {
+      close(fake_pages[i].fd);
+      fake_pages[i].page = 0;
+    }
+  pages_live = 0;
+}
+
 /* ---- row 1: threads start and end under a timer handler ---- */
 
 enum timer_kind { ITIMER_REAL_PROCESS, ITIMER_PROF_PROCESS, TIMER_THREAD_ID };
@@ -179,7 +270,7 @@ static long period_us, thread_reads;
 static const char *timer_name;
 
 #define WAVE 8   /* threads alive at once */
-#define WAVES 40 /* so 320 thread lifetimes */
+#define WAVES 40 /* so 320 thread lifetimes: more than perf.c's table holds */
 
 static int thread_timer(timer_t *id)
 {
@@ -197,6 +288,7 @@ static int thread_timer(timer_t *id)
 }
 
 struct lifetime {
+  int last; /* of the last wave: past the table's size, so its pages are recycled ones */
   timer_t timer;
   int timed; /* its own timer was made: the main thread deletes it after the join */
 };
@@ -209,6 +301,7 @@ static void *short_life(void *arg)
   int i;
   l->timed = kind == TIMER_THREAD_ID && thread_timer(&l->timer);
   for (i = 0; i < scaled(thread_reads); ++i) note_count();
+  if (paging && l->last && !paged_mine.page) __atomic_add_fetch(&unpaged, 1, __ATOMIC_RELAXED);
   return 0;
 }
 
@@ -227,6 +320,7 @@ static void timer_lifetimes(void)
   char name[96];
   int wave, i, fds, created = 0;
   long waves = scaled(WAVES), start = (long) now_ms();
+  forget_parents_pages();
   handle(kind == ITIMER_REAL_PROCESS ? SIGALRM : SIGPROF);
   note_count(); /* this thread's own event, reopened in this child */
   if (kind == TIMER_THREAD_ID) {
@@ -243,6 +337,7 @@ static void timer_lifetimes(void)
   for (wave = 0; wave < waves; ++wave) {
     for (i = 0; i < WAVE; ++i) {
       life[i].timed = 0;
+      life[i].last = wave == waves - 1;
       if (pthread_create(&t[i], 0, short_life, &life[i]) == 0)
         ++created;
       else
@@ -254,9 +349,15 @@ static void timer_lifetimes(void)
     }
   }
   if (kind != TIMER_THREAD_ID) process_timer(0);
-  fds = perf_fds();
-  printf("info hostile_timer_%s: %d thread lifetimes of %ld reads, %d handler calls, %ld ms\n", timer_name, created,
-         scaled(thread_reads), handler_calls, (long) now_ms() - start);
+  fds = perf_fds() - pages_live; /* each fake page keeps an fd of its own */
+  printf("info hostile_timer_%s: %d thread lifetimes of %ld reads, %d handler calls, %ld ms, %d pages mapped\n",
+         timer_name, created, scaled(thread_reads), handler_calls, (long) now_ms() - start, pages_live);
+  if (paging) {
+    snprintf(name, sizeof name, "hostile_timer_%s_pages_recycled", timer_name);
+    check(pages_live <= PAGES_MOST && !unpaged, name,
+          "%d pages still mapped after %d thread lifetimes (want at most %d); %d threads of the last wave had none",
+          pages_live, created, PAGES_MOST, unpaged);
+  }
   snprintf(name, sizeof name, "hostile_timer_%s_no_perf_fd_leak", timer_name);
   check(fds >= 0 && fds <= 1, name, "%d perf fds after %d thread lifetimes joined (want this thread's one at most)",
         fds, created);
@@ -265,6 +366,20 @@ static void timer_lifetimes(void)
         handler_calls);
   snprintf(name, sizeof name, "hostile_timer_%s_handler_ran", timer_name);
   check(handler_calls > 0, name, "the timer handler never ran in %d thread lifetimes", created);
+}
+
+/* The page reader set up over the fake (once): 1 if it reads. */
+static int page_reader(void)
+{
+  static int state; /* 0 not tried, 1 set up, -1 refused */
+  struct cpucycles_probe probe;
+  if (!state) {
+    memset(&probe, 0, sizeof probe);
+    fake_os.map_page = fake_map_page;
+    fake_os.unmap_page = fake_unmap_page;
+    state = cpucycles_perf_setup(&paged, &paged_mine, &probe) && paged_mine.page ? 1 : -1;
+  }
+  return state > 0;
 }
 
 static void timers(void)
@@ -279,10 +394,20 @@ static void timers(void)
     { TIMER_THREAD_ID, 200, 300, "thread_200us" },
     { TIMER_THREAD_ID, 20, 30, "thread_20us" },
     { ITIMER_PROF_PROCESS, 20, 300, "prof_20us" },
+    { ITIMER_PROF_PROCESS, 1000, 1000, "page_prof_1ms" },
+    { TIMER_THREAD_ID, 200, 300, "page_thread_200us" },
+    { TIMER_THREAD_ID, 20, 30, "page_thread_20us" },
   };
   unsigned int i;
+  long long (*read_perfevent)(void) = read_count;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char name[96];
+    paging = !strncmp(cases[i].name, "page_", 5);
+    if (paging && !page_reader()) {
+      skip("hostile_timer_page", "the fake page reader did not set up");
+      break;
+    }
+    read_count = paging ? paged_ticks : read_perfevent;
     kind = cases[i].kind;
     period_us = cases[i].us;
     thread_reads = cases[i].reads;
@@ -290,6 +415,8 @@ static void timers(void)
     snprintf(name, sizeof name, "hostile_timer_%s", timer_name);
     in_child(name, timer_lifetimes, 30);
   }
+  read_count = read_perfevent;
+  if (page_reader()) cpucycles_perf_close(&paged);
 }
 
 /* ---- row 2: close_range now and then under a 100 Hz handler ---- */
