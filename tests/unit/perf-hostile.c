@@ -271,6 +271,7 @@ static const char *timer_name;
 
 #define WAVE 8   /* threads alive at once */
 #define WAVES 40 /* so 320 thread lifetimes: more than perf.c's table holds */
+#define HANDLER_WAIT_MS 5000
 
 static int thread_timer(timer_t *id)
 {
@@ -334,10 +335,12 @@ static void timer_lifetimes(void)
   } else {
     process_timer(period_us);
   }
-  for (wave = 0; wave < waves; ++wave) {
+  /* past the waves, more until the handler has run a few times (a slow
+     emulator, a busy host), for at most HANDLER_WAIT_MS */
+  for (wave = 0; wave < waves || (handler_calls < 3 && now_ms() - start < HANDLER_WAIT_MS); ++wave) {
     for (i = 0; i < WAVE; ++i) {
       life[i].timed = 0;
-      life[i].last = wave == waves - 1;
+      life[i].last = wave >= waves - 1;
       if (pthread_create(&t[i], 0, short_life, &life[i]) == 0)
         ++created;
       else
