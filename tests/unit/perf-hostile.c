@@ -26,6 +26,7 @@
 #include "internal.h"
 #include "fakeos.h"
 #include "perf-fds.h"
+#include "serve.h"
 
 #ifndef __linux__
 int main(void)
@@ -73,6 +74,24 @@ static long long now_ms(void)
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/* ---- check names ---- */
+
+/* "" or "hybrid_": the runs with an E-core twin of every event, where
+   each thread holds per_thread fds */
+static const char *variant = "";
+static int per_thread = 1;
+
+/* name, "hostile_" and then the variant's prefix: valid until the fourth
+   call after */
+static const char *named(const char *name)
+{
+  static char text[4][96];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(text[k], sizeof text[k], "hostile_%s%s", variant, name + strlen("hostile_"));
+  return text[k];
 }
 
 /* ---- in a child, under a watchdog ---- */
@@ -327,7 +346,7 @@ static void timer_lifetimes(void)
   if (kind == TIMER_THREAD_ID) {
     struct lifetime probe;
     if (!thread_timer(&probe.timer)) {
-      snprintf(name, sizeof name, "hostile_timer_%s", timer_name);
+      snprintf(name, sizeof name, "hostile_%stimer_%s", variant, timer_name);
       skip(name, "timer_create(SIGEV_THREAD_ID) refused here");
       return;
     }
@@ -356,18 +375,18 @@ static void timer_lifetimes(void)
   printf("info hostile_timer_%s: %d thread lifetimes of %ld reads, %d handler calls, %ld ms, %d pages mapped\n",
          timer_name, created, scaled(thread_reads), handler_calls, (long) now_ms() - start, pages_live);
   if (paging) {
-    snprintf(name, sizeof name, "hostile_timer_%s_pages_recycled", timer_name);
+    snprintf(name, sizeof name, "hostile_%stimer_%s_pages_recycled", variant, timer_name);
     check(pages_live <= PAGES_MOST && !unpaged, name,
           "%d pages still mapped after %d thread lifetimes (want at most %d); %d threads of the last wave had none",
           pages_live, created, PAGES_MOST, unpaged);
   }
-  snprintf(name, sizeof name, "hostile_timer_%s_no_perf_fd_leak", timer_name);
-  check(fds >= 0 && fds <= 1, name, "%d perf fds after %d thread lifetimes joined (want this thread's one at most)",
-        fds, created);
-  snprintf(name, sizeof name, "hostile_timer_%s_never_backwards", timer_name);
+  snprintf(name, sizeof name, "hostile_%stimer_%s_no_perf_fd_leak", variant, timer_name);
+  check(fds >= 0 && fds <= per_thread, name, "%d perf fds after %d thread lifetimes joined (want this thread's %d at most)",
+        fds, created, per_thread);
+  snprintf(name, sizeof name, "hostile_%stimer_%s_never_backwards", variant, timer_name);
   check(!backwards, name, "%d counts below one handed out before in the same thread (%d handler calls)", backwards,
         handler_calls);
-  snprintf(name, sizeof name, "hostile_timer_%s_handler_ran", timer_name);
+  snprintf(name, sizeof name, "hostile_%stimer_%s_handler_ran", variant, timer_name);
   check(handler_calls > 0, name, "the timer handler never ran in %d thread lifetimes", created);
 }
 
@@ -385,16 +404,17 @@ static int page_reader(void)
   return state > 0;
 }
 
-static void timers(void)
+/* all 0: only one case of the default reader */
+static void timers(int all)
 {
   static const struct {
     enum timer_kind kind;
     long us, reads; /* the period, and each thread's reads: its life spans a few periods */
     const char *name;
   } cases[] = {
-    { ITIMER_REAL_PROCESS, 10000, 3000, "real_100hz" },
-    { ITIMER_PROF_PROCESS, 1000, 1000, "prof_1ms" },
     { TIMER_THREAD_ID, 200, 300, "thread_200us" },
+    { ITIMER_REAL_PROCESS, 10000, 1500, "real_100hz" },
+    { ITIMER_PROF_PROCESS, 1000, 1000, "prof_1ms" },
     { TIMER_THREAD_ID, 20, 30, "thread_20us" },
     { ITIMER_PROF_PROCESS, 20, 300, "prof_20us" },
     { ITIMER_PROF_PROCESS, 1000, 1000, "page_prof_1ms" },
@@ -403,11 +423,11 @@ static void timers(void)
   };
   unsigned int i;
   long long (*read_perfevent)(void) = read_count;
-  for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+  for (i = 0; i < (all ? sizeof cases / sizeof cases[0] : 1); ++i) {
     char name[96];
     paging = !strncmp(cases[i].name, "page_", 5);
     if (paging && !page_reader()) {
-      skip("hostile_timer_page", "the fake page reader did not set up");
+      skip(named("hostile_timer_page"), "the fake page reader did not set up");
       break;
     }
     read_count = paging ? paged_ticks : read_perfevent;
@@ -415,7 +435,7 @@ static void timers(void)
     period_us = cases[i].us;
     thread_reads = cases[i].reads;
     timer_name = cases[i].name;
-    snprintf(name, sizeof name, "hostile_timer_%s", timer_name);
+    snprintf(name, sizeof name, "hostile_%stimer_%s", variant, timer_name);
     in_child(name, timer_lifetimes, 30);
   }
   read_count = read_perfevent;
@@ -465,7 +485,7 @@ static void close_range_reader(void)
   handle(SIGALRM);
   note_count();
   if (pthread_create(&t, 0, reader, 0) != 0) {
-    check(0, "hostile_close_range_reads_go_on", "no reader thread");
+    check(0, named("hostile_close_range_reads_go_on"), "no reader thread");
     return;
   }
   sigemptyset(&alrm);
@@ -490,12 +510,12 @@ static void close_range_reader(void)
   setitimer(ITIMER_REAL, &off, 0);
   fds = perf_fds();
   printf("info hostile_close_range: %ld closes, %ld reads, %d handler calls\n", closes, reads_done, handler_calls);
-  check(stuck < 0, "hostile_close_range_reads_go_on", "the reader stopped after close_range(%d, ~0U) number %ld", low,
+  check(stuck < 0, named("hostile_close_range_reads_go_on"), "the reader stopped after close_range(%d, ~0U) number %ld", low,
         stuck);
-  check(!backwards, "hostile_close_range_never_backwards", "%d counts below one handed out before (%d handler calls)",
+  check(!backwards, named("hostile_close_range_never_backwards"), "%d counts below one handed out before (%d handler calls)",
         backwards, handler_calls);
-  check(fds >= 0 && fds <= 2, "hostile_close_range_no_perf_fd_leak",
-        "%d perf fds after %ld close_range calls (want at most the two threads' own)", fds, closes);
+  check(fds >= 0 && fds <= 2 * per_thread, named("hostile_close_range_no_perf_fd_leak"),
+        "%d perf fds after %ld close_range calls (want at most the two threads' own, %d)", fds, closes, 2 * per_thread);
 }
 
 /* ---- row 5: no /proc ---- */
@@ -542,11 +562,11 @@ static void no_proc(void)
     while (i-- > 0) pthread_join(t[i], 0);
   }
   after = perf_fds_by_ioctl();
-  if (!hidden) skip("hostile_no_proc_chroot", "cannot chroot here (not root, no user namespace): /proc only hidden from read_text");
-  check(after == before && created > 0, "hostile_no_proc_threads_release",
+  if (!hidden) skip(named("hostile_no_proc_chroot"), "cannot chroot here (not root, no user namespace): /proc only hidden from read_text");
+  check(after == before && created > 0, named("hostile_no_proc_threads_release"),
         "%d perf fds before, %d after %ld threads each read once with %s", before, after, created,
         hidden ? "no /proc (chroot)" : "/proc refused to read_text");
-  check(!backwards, "hostile_no_proc_never_backwards", "%d counts went back", backwards);
+  check(!backwards, named("hostile_no_proc_never_backwards"), "%d counts went back", backwards);
 }
 
 /* ---- row 6: 900 threads alive under ulimit -n 1024 ---- */
@@ -582,7 +602,7 @@ static void many_connections(void)
   int fds, spare = 0, fd;
   int *mine;
   if (getrlimit(RLIMIT_NOFILE, &r) != 0 || (r.rlim_max != RLIM_INFINITY && r.rlim_max < (rlim_t) limit)) {
-    skip("hostile_fd_budget", "the hard fd limit is below the test's soft limit");
+    skip(named("hostile_fd_budget"), "the hard fd limit is below the test's soft limit");
     return;
   }
   r.rlim_cur = (rlim_t) limit;
@@ -598,7 +618,7 @@ static void many_connections(void)
   }
   if (created < n) {
     /* the barriers wait for n: let the ones made through with stand-ins */
-    skip("hostile_fd_budget", "cannot create that many threads here");
+    skip(named("hostile_fd_budget"), "cannot create that many threads here");
     _exit(0);
   }
   pthread_barrier_wait(&all_alive);
@@ -609,12 +629,12 @@ static void many_connections(void)
   free(mine);
   pthread_barrier_wait(&checked);
   for (i = 0; i < n; ++i) pthread_join(t[i], 0);
-  check(fds >= 0 && fds <= limit / 4, "hostile_fd_budget_quarter",
+  check(fds >= 0 && fds <= limit / 4, named("hostile_fd_budget_quarter"),
         "%d perf fds held with %ld threads alive under an fd limit of %ld (want at most a quarter)", fds, n, limit);
-  check(spare >= limit / 2, "hostile_fd_budget_program_can_open",
+  check(spare >= limit / 2, named("hostile_fd_budget_program_can_open"),
         "the program could open only %d fds with %ld counting threads alive (limit %ld, want at least half)", spare, n,
         limit);
-  check(!went_back && !moved_not, "hostile_fd_budget_every_thread_counts",
+  check(!went_back && !moved_not, named("hostile_fd_budget_every_thread_counts"),
         "%d threads' counts went back, %d did not move (past the budget: time at the setup's rate)", went_back,
         moved_not);
 }
@@ -628,7 +648,8 @@ static void watchdog(int sig)
   char line[160];
   int n;
   (void) sig;
-  n = snprintf(line, sizeof line, "fail hostile_fd_taken_%s_returns: cpucycles() blocked on the program's fd\n", stage);
+  n = snprintf(line, sizeof line, "fail hostile_%sfd_taken_%s_returns: cpucycles() blocked on the program's fd\n", variant,
+               stage);
   if (write(1, line, (size_t) n) < 0) _exit(2);
   _exit(1);
 }
@@ -679,35 +700,35 @@ static void fd_taken(void)
   stage = "pipe";
   lib = before_library_fd();
   if (lib < 0 || pipe(p) != 0 || p[0] != lib || write(p[1], "SECRETPASSWORD!!", 16) != 16) {
-    check(0, "hostile_fd_taken_pipe_data_intact", "could not put a pipe at the library's fd %d", lib);
+    check(0, named("hostile_fd_taken_pipe_data_intact"), "could not put a pipe at the library's fd %d", lib);
   } else {
     calls_meanwhile();
     fcntl(p[0], F_SETFL, O_NONBLOCK);
     check(read(p[0], got, sizeof got) == 16 && !memcmp(got, "SECRETPASSWORD!!", 16) && read(p[0], got, 1) < 0,
-          "hostile_fd_taken_pipe_data_intact", "the pipe at %d lost or gained bytes", lib);
+          named("hostile_fd_taken_pipe_data_intact"), "the pipe at %d lost or gained bytes", lib);
   }
 
   stage = "eventfd";
   lib = before_library_fd();
   value = 5;
   if (lib < 0 || (e = eventfd(0, EFD_NONBLOCK)) != lib || write(e, &value, sizeof value) != sizeof value) {
-    check(0, "hostile_fd_taken_eventfd_count_intact", "could not put an eventfd at the library's fd %d", lib);
+    check(0, named("hostile_fd_taken_eventfd_count_intact"), "could not put an eventfd at the library's fd %d", lib);
   } else {
     calls_meanwhile();
     value = 0;
-    check(read(e, &value, sizeof value) == sizeof value && value == 5, "hostile_fd_taken_eventfd_count_intact",
+    check(read(e, &value, sizeof value) == sizeof value && value == 5, named("hostile_fd_taken_eventfd_count_intact"),
           "the eventfd at %d holds %llu, want 5 (a lost wake-up)", lib, (unsigned long long) value);
   }
 
   stage = "empty_pipe";
   lib = before_library_fd();
   if (lib < 0 || pipe(p) != 0 || p[0] != lib) {
-    check(0, "hostile_fd_taken_empty_pipe_returns", "could not put a pipe at the library's fd %d", lib);
+    check(0, named("hostile_fd_taken_empty_pipe_returns"), "could not put a pipe at the library's fd %d", lib);
   } else {
     calls_meanwhile(); /* an empty blocking pipe: a read of it never returns; the alarm fails it */
-    check(1, "hostile_fd_taken_empty_pipe_returns", "");
+    check(1, named("hostile_fd_taken_empty_pipe_returns"), "");
   }
-  check(!backwards, "hostile_fd_taken_never_backwards", "%d counts went back", backwards);
+  check(!backwards, named("hostile_fd_taken_never_backwards"), "%d counts went back", backwards);
 }
 
 /* ---- row 8: a pending cancel at a thread's first read ---- */
@@ -747,10 +768,32 @@ static void pending_cancel(void)
     if (!c.read) ++inside;
   }
   after = perf_fds();
-  check(after == before && before >= 0, "hostile_cancel_no_perf_fd_leak",
+  check(after == before && before >= 0, named("hostile_cancel_no_perf_fd_leak"),
         "%d perf fds before, %d after %ld threads cancelled after their first read", before, after, i);
-  check(!inside && !not_cancelled, "hostile_cancel_not_inside_cpucycles",
+  check(!inside && !not_cancelled, named("hostile_cancel_not_inside_cpucycles"),
         "%ld threads were cancelled inside cpucycles(), %ld not at all", inside, not_cancelled);
+}
+
+/* Every scenario; all 0: one timer case of the default reader. */
+static void scenarios(int all)
+{
+  char dir[] = "/tmp/cpucycles-noproc.XXXXXX";
+  timers(all);
+  in_child(named("hostile_close_range"), close_range_reader, 30);
+  empty_dir[0] = 0;
+  if (mkdtemp(dir)) snprintf(empty_dir, sizeof empty_dir, "%s", dir);
+  in_child(named("hostile_no_proc"), no_proc, 30);
+  if (empty_dir[0]) rmdir(empty_dir);
+  in_child(named("hostile_fd_budget"), many_connections, 60);
+  in_child(named("hostile_fd_taken"), fd_taken, 30);
+  in_child(named("hostile_cancel"), pending_cancel, 30);
+}
+
+/* A hybrid Intel's E-core PMU (any type: the fake makes it the task clock) */
+static long hybrid_read_text(const char *path, long offset, char *buf, size_t size)
+{
+  if (!strcmp(path, "/sys/bus/event_source/devices/cpu_atom/type")) return serve_text("10\n", offset, buf, size);
+  return real_read_text(path, offset, buf, size);
 }
 
 int main(void)
@@ -758,7 +801,6 @@ int main(void)
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
   struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
-  char dir[] = "/tmp/cpucycles-noproc.XXXXXX";
   int i, n = 0;
   emulated = getenv("CPUCYCLES_TEST_EMULATED") != 0;
   fake_os.perf_event_open = fake_software_cycles;
@@ -775,14 +817,19 @@ int main(void)
     return 0;
   }
   read_count = s.read;
-  timers();
-  in_child("hostile_close_range", close_range_reader, 30);
-  if (mkdtemp(dir)) snprintf(empty_dir, sizeof empty_dir, "%s", dir);
-  in_child("hostile_no_proc", no_proc, 30);
-  if (empty_dir[0]) rmdir(empty_dir);
-  in_child("hostile_fd_budget", many_connections, 60);
-  in_child("hostile_fd_taken", fd_taken, 30);
-  in_child("hostile_cancel", pending_cancel, 30);
+  scenarios(1);
+  /* again on a hybrid Intel: each thread's events are two fds */
+  table[0].close();
+  fake_os.read_text = hybrid_read_text;
+  cpucycles_select(table, n, &options, &s);
+  if (s.chosen != 0 || (s.read(), perf_fds() != 2)) {
+    skip("hostile_hybrid", "the two task-clock events of a hybrid did not open");
+    return checks_failed();
+  }
+  read_count = s.read;
+  variant = "hybrid_";
+  per_thread = 2;
+  scenarios(0);
   return checks_failed();
 }
 #endif
