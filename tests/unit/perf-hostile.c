@@ -39,6 +39,7 @@ int main(void)
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/perf_event.h>
 #include "perf.h"
@@ -718,6 +719,18 @@ static void fd_taken(void)
     value = 0;
     check(read(e, &value, sizeof value) == sizeof value && value == 5, named("hostile_fd_taken_eventfd_count_intact"),
           "the eventfd at %d holds %llu, want 5 (a lost wake-up)", lib, (unsigned long long) value);
+  }
+
+  stage = "socket";
+  lib = before_library_fd();
+  if (lib < 0 || socketpair(AF_UNIX, SOCK_STREAM, 0, p) != 0 || p[0] != lib ||
+      write(p[1], "SECRETPASSWORD!!", 16) != 16) {
+    check(0, named("hostile_fd_taken_socket_data_intact"), "could not put a socket at the library's fd %d", lib);
+  } else {
+    calls_meanwhile();
+    check(recv(p[0], got, sizeof got, MSG_DONTWAIT) == 16 && !memcmp(got, "SECRETPASSWORD!!", 16) &&
+              recv(p[0], got, 1, MSG_DONTWAIT) < 0,
+          named("hostile_fd_taken_socket_data_intact"), "the socket at %d lost or gained bytes", lib);
   }
 
   stage = "empty_pipe";
