@@ -48,6 +48,7 @@ int main(void)
 #endif
 
 static long long (*read_count)(void);
+static void (*perfevent_close)(void); /* gives back every thread's default-perfevent events */
 static int emulated;
 
 static long long fixed_persecond(const char **source)
@@ -292,25 +293,31 @@ static const char *timer_name;
 #define WAVES 40 /* so 320 thread lifetimes: more than perf.c's table holds */
 #define HANDLER_WAIT_MS 5000
 
-static int thread_timer(timer_t *id)
+/* A second timer in each thread, on another signal at 1.5 times the
+   period: either handler may interrupt the other (never itself, or the
+   frames would pile up wherever a signal's delivery takes longer than
+   its period). */
+static int nested;
+
+static int thread_timer(timer_t *id, int sig, long us)
 {
   struct sigevent ev;
   struct itimerspec it;
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
-  ev.sigev_signo = SIGPROF;
+  ev.sigev_signo = sig;
   ev.sigev_notify_thread_id = (pid_t) syscall(SYS_gettid);
   if (timer_create(CLOCK_MONOTONIC, &ev, id) != 0) return 0;
   it.it_interval.tv_sec = it.it_value.tv_sec = 0;
-  it.it_interval.tv_nsec = it.it_value.tv_nsec = period_us * 1000;
+  it.it_interval.tv_nsec = it.it_value.tv_nsec = us * 1000;
   timer_settime(*id, 0, &it, 0);
   return 1;
 }
 
 struct lifetime {
   int last; /* of the last wave: past the table's size, so its pages are recycled ones */
-  timer_t timer;
-  int timed; /* its own timer was made: the main thread deletes it after the join */
+  timer_t timer, other;
+  int timed, timed_other; /* its own timers were made: the main thread deletes them after the join */
 };
 
 /* A thread's life: its own timer (armed before its first read, left
@@ -319,7 +326,8 @@ static void *short_life(void *arg)
 {
   struct lifetime *l = arg;
   int i;
-  l->timed = kind == TIMER_THREAD_ID && thread_timer(&l->timer);
+  l->timed = kind == TIMER_THREAD_ID && thread_timer(&l->timer, SIGPROF, period_us);
+  l->timed_other = kind == TIMER_THREAD_ID && nested && thread_timer(&l->other, SIGALRM, period_us * 3 / 2);
   for (i = 0; i < scaled(thread_reads); ++i) note_count();
   if (paging && l->last && !paged_mine.page) __atomic_add_fetch(&unpaged, 1, __ATOMIC_RELAXED);
   return 0;
@@ -342,10 +350,11 @@ static void timer_lifetimes(void)
   long waves = scaled(WAVES), start = (long) now_ms();
   forget_parents_pages();
   handle(kind == ITIMER_REAL_PROCESS ? SIGALRM : SIGPROF);
+  if (nested) handle(SIGALRM);
   note_count(); /* this thread's own event, reopened in this child */
   if (kind == TIMER_THREAD_ID) {
     struct lifetime probe;
-    if (!thread_timer(&probe.timer)) {
+    if (!thread_timer(&probe.timer, SIGPROF, period_us)) {
       snprintf(name, sizeof name, "hostile_%stimer_%s", variant, timer_name);
       skip(name, "timer_create(SIGEV_THREAD_ID) refused here");
       return;
@@ -358,7 +367,7 @@ static void timer_lifetimes(void)
      emulator, a busy host), for at most HANDLER_WAIT_MS */
   for (wave = 0; wave < waves || (handler_calls < 3 && now_ms() - start < HANDLER_WAIT_MS); ++wave) {
     for (i = 0; i < WAVE; ++i) {
-      life[i].timed = 0;
+      life[i].timed = life[i].timed_other = 0;
       life[i].last = wave >= waves - 1;
       if (pthread_create(&t[i], 0, short_life, &life[i]) == 0)
         ++created;
@@ -368,6 +377,7 @@ static void timer_lifetimes(void)
     for (i = 0; i < WAVE; ++i) {
       if (!pthread_equal(t[i], pthread_self())) pthread_join(t[i], 0);
       if (life[i].timed) timer_delete(life[i].timer);
+      if (life[i].timed_other) timer_delete(life[i].other);
     }
   }
   if (kind != TIMER_THREAD_ID) process_timer(0);
@@ -416,6 +426,7 @@ static void timers(int all)
     { ITIMER_REAL_PROCESS, 10000, 1500, "real_100hz" },
     { ITIMER_PROF_PROCESS, 1000, 1000, "prof_1ms" },
     { TIMER_THREAD_ID, 20, 30, "thread_20us" },
+    { TIMER_THREAD_ID, 30, 30, "thread_30us_nested" }, /* and 45 us on another signal */
     { ITIMER_PROF_PROCESS, 20, 300, "prof_20us" },
     { ITIMER_PROF_PROCESS, 1000, 1000, "page_prof_1ms" },
     { TIMER_THREAD_ID, 200, 300, "page_thread_200us" },
@@ -431,6 +442,7 @@ static void timers(int all)
       break;
     }
     read_count = paging ? paged_ticks : read_perfevent;
+    nested = strstr(cases[i].name, "_nested") != 0;
     kind = cases[i].kind;
     period_us = cases[i].us;
     thread_reads = cases[i].reads;
@@ -439,7 +451,10 @@ static void timers(int all)
     in_child(name, timer_lifetimes, 30);
   }
   read_count = read_perfevent;
+  nested = 0;
   if (page_reader()) cpucycles_perf_close(&paged);
+  fake_os.map_page = 0; /* the real ones again: a fake page would send a real RDPMC astray */
+  fake_os.unmap_page = 0;
 }
 
 /* ---- row 2: close_range now and then under a 100 Hz handler ---- */
@@ -567,6 +582,29 @@ static void no_proc(void)
         "%d perf fds before, %d after %ld threads each read once with %s", before, after, created,
         hidden ? "no /proc (chroot)" : "/proc refused to read_text");
   check(!backwards, named("hostile_no_proc_never_backwards"), "%d counts went back", backwards);
+}
+
+/* The first call's selection over every counter of the build, without
+   /proc: the losers' events given back, the winner's (if a perf counter)
+   this thread's only. */
+static void no_proc_selection(void)
+{
+  static struct cpucycles_selection all;
+  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
+  const char *winner;
+  int before, after, most, hidden;
+  fake_os.read_text = no_proc_read_text;
+  perfevent_close();
+  before = perf_fds_by_ioctl();
+  hidden = empty_dir[0] && hide_proc(empty_dir);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &all);
+  all.read();
+  after = perf_fds_by_ioctl();
+  winner = cpucycles_counters[all.chosen].name;
+  most = strstr(winner, "perf") ? per_thread : 0;
+  check(before == 0 && after <= most, named("hostile_no_proc_selection_releases"),
+        "%d perf fds before, %d after the selection chose %s with %s (want at most %d)", before, after, winner,
+        hidden ? "no /proc (chroot)" : "/proc refused to read_text", most);
 }
 
 /* ---- row 6: 900 threads alive under ulimit -n 1024 ---- */
@@ -795,6 +833,7 @@ static void scenarios(int all)
   empty_dir[0] = 0;
   if (mkdtemp(dir)) snprintf(empty_dir, sizeof empty_dir, "%s", dir);
   in_child(named("hostile_no_proc"), no_proc, 30);
+  in_child(named("hostile_no_proc_selection"), no_proc_selection, 30);
   if (empty_dir[0]) rmdir(empty_dir);
   in_child(named("hostile_fd_budget"), many_connections, 60);
   in_child(named("hostile_fd_taken"), fd_taken, 30);
@@ -832,6 +871,7 @@ int main(void)
     return 0;
   }
   read_count = s.read;
+  perfevent_close = table[0].close;
   scenarios(1);
   /* again on a hybrid Intel: each thread's events are two fds */
   table[0].close();
