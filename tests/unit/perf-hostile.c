@@ -3,7 +3,9 @@
    tests/integration/perf-hostile-keys.sh).  default-perfevent is chosen
    alone over the fake that swaps the cycles event for the thread's task
    clock (tests/fakeos.c), so its read(2) path really opens, reads and
-   closes perf fds on a machine without a PMU.  Each scenario runs in a
+   closes perf fds on a machine without a PMU.  Row 1 runs through a page
+   reader too (a fake page, really mapped and unmapped), and every row
+   again on a hybrid Intel (two events a thread).  Each scenario runs in a
    child of its own under a watchdog: a hang is killed and fails, as does
    a crash; the perf fds it leaves are its own.  Nothing here times the
    library: the asserts are fd counts, the program's data left intact,
