@@ -60,3 +60,21 @@ lines_have() { # (its own variable names: a caller's cc or log stays)
 warned() {
   grep 'the compiler warned' "$1"; grep 'warning:' "$2"
 }
+# softperf_library DIR: DIR/libsoftperf.so, a test build of the shared
+# library whose perf cycles event is the software task clock
+# (tests/clients/softperf.c over the OS seam of tests/fakeos.c, in place
+# of the library's os.o), so that a perf counter wins on a machine
+# without a PMU and really holds fds.  1 with the compiler's words in
+# DIR/log if it does not build.
+softperf_library() {
+  sl_objs=$(sed -n 's/^LIBOBJS = //p' "$B/rules.mk" 2>/dev/null | sed "s|\$(B)|$B|g")
+  [ -n "$sl_objs" ] || sl_objs="$(ls "$B"/obj/wrapper/*.o "$B"/obj/cpucycles/*.o) $B/obj/counters.o"
+  sl_keep=
+  for sl_o in $sl_objs; do
+    case "$sl_o" in */obj/cpucycles/os.o) ;; *) sl_keep="$sl_keep $sl_o" ;; esac
+  done
+  { $CC $INC -Itests -fPIC -c tests/clients/softperf.c -o "$1/softperf.o" &&
+    $CC $INC -Itests -fPIC -c tests/fakeos.c -o "$1/fakeos.o" &&
+    $CC -shared -Wl,--version-script=wrapper/exports.map $sl_keep "$1/softperf.o" "$1/fakeos.o" \
+      -o "$1/libsoftperf.so" -lpthread; } > "$1/log" 2>&1
+}

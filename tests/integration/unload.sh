@@ -55,18 +55,7 @@ case "$COUNTERS" in
   *) skip unload_releases_perf_fds "no default-perfevent in this build"; exit 0 ;;
 esac
 if [ "$(uname -s)" != Linux ]; then skip unload_releases_perf_fds "perf_event is Linux only"; exit 0; fi
-# the library's own objects (as the Makefile lists them), the real OS seam
-# left out for the test's
-objs=$(sed -n 's/^LIBOBJS = //p' "$B/rules.mk" 2>/dev/null | sed "s|\$(B)|$B|g")
-[ -n "$objs" ] || objs="$(ls "$B"/obj/wrapper/*.o "$B"/obj/cpucycles/*.o) $B/obj/counters.o"
-keep=
-for o in $objs; do
-  case "$o" in */obj/cpucycles/os.o) ;; *) keep="$keep $o" ;; esac
-done
-if ! { $CC $INC -Itests -fPIC -c tests/clients/softperf.c -o "$d/softperf.o" &&
-       $CC $INC -Itests -fPIC -c tests/fakeos.c -o "$d/fakeos.o" &&
-       $CC -shared -Wl,--version-script=wrapper/exports.map $keep "$d/softperf.o" "$d/fakeos.o" \
-         -o "$d/libsoftperf.so" -lpthread; } > "$d/log" 2>&1; then
+if ! softperf_library "$d"; then
   fail unload_releases_perf_fds "the software-perf test library does not build: $(head -n 3 "$d/log" | tr '\n' ' ')"
   exit 1
 fi

@@ -1,0 +1,58 @@
+# Issue 32, row 9: a program that used up the pthread keys before loading
+# the library.  The library then has no key destructor to give back a
+# thread's events at its exit: 600 threads that each read once must still
+# leave the perf fds bounded (within the library's quarter of the fd
+# limit, not one a thread), every thread must count, and dlclose must
+# return (it once spun for ever holding the loader lock) and give back
+# every fd.  As in unload.sh, the shared library is a test build whose
+# cycles event is the software task clock (tests/clients/softperf.c), told
+# to choose default-perfevent.
+. tests/lib.sh
+name=perf_hostile_keys_used_up
+if [ -n "$RUN" ]; then skip $name "runs only natively (dlopen under $RUN, qemu-user, proves nothing more)"; exit 0; fi
+case "$COUNTERS" in
+  *default-perfevent*) ;;
+  *) skip $name "no default-perfevent in this build"; exit 0 ;;
+esac
+if [ "$(uname -s)" != Linux ]; then skip $name "perf_event is Linux only"; exit 0; fi
+[ -f "$PACKAGE/lib/libcpucycles.so.1" ] || { skip $name "no shared library was built"; exit 0; }
+
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+if ! $CC -Itests tests/clients/keysgone.c -o "$d/keysgone" -lpthread > "$d/log" 2>&1 &&
+   ! $CC -Itests tests/clients/keysgone.c -o "$d/keysgone" -lpthread -ldl > "$d/log" 2>&1; then
+  skip $name "dlopen is unavailable: $(head -n 3 "$d/log" | tr '\n' ' ')"
+  exit 0
+fi
+if ! softperf_library "$d"; then
+  fail $name "the software-perf test library does not build: $(head -n 3 "$d/log" | tr '\n' ' ')"
+  exit 1
+fi
+
+CPUCYCLES_IMPLEMENTATION=default-perfevent "$d/keysgone" "$d/libsoftperf.so" 600 > "$d/out" 2> "$d/err"
+st=$?
+line=$(head -n 1 "$d/out")
+# field KEY: the value after KEY on the client's line
+field() { echo "$line" | awk -v k="$1" '{ for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'; }
+if [ $st != 0 ] || ! echo "$line" | grep -q '^keysgone keys '; then
+  fail $name "client status $st: $line $(tr '\n' ' ' < "$d/err")"
+  exit 1
+fi
+keys=$(field keys) impl=$(field implementation) threads=$(field threads) limit=$(field limit)
+joined=$(field perf_fds_joined) closed=$(field perf_fds_closed)
+back=$(field backwards) still=$(field still)
+if [ "$impl" != default-perfevent ]; then
+  skip $name "default-perfevent did not win even on the software task-clock event: $line"
+elif [ "$keys" -lt 1 ]; then
+  skip $name "the program could not take a single key: $line"
+elif [ "$joined" -lt 0 ]; then
+  skip $name "no /proc/self/fd to count perf fds: $line"
+elif [ "$joined" -gt $((limit / 4)) ] || [ "$joined" -ge "$threads" ]; then
+  fail $name "$joined perf fds left by $threads ended threads (want at most a quarter of the fd limit $limit): $line"
+elif [ "$closed" != 0 ]; then
+  fail $name "$closed perf fds still open after dlclose: $line"
+elif [ "$back" != 0 ] || [ "$still" != 0 ]; then
+  fail $name "$back threads' counts went back, $still did not move: $line"
+else
+  pass "$name ($line)"
+fi
