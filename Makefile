@@ -119,6 +119,11 @@ test-cross:
 test-system:
 	SYSTEM_INSTALL="$(SYSTEM_INSTALL)" sh scripts/system-test
 
+# the release tarball, libcpucycles-VERSION.tar.gz, from the tree (the
+# files git tracks): the same bytes every time; needs no configure
+dist:
+	sh scripts/dist
+
 # clean: what make built, for build/0's arch; the configuration stays.
 # distclean: every build directory, the configuration and configure.log.
 clean:
@@ -129,4 +134,4 @@ distclean:
 
 .PHONY: default all configured unconfigured docs install uninstall configured-settings \
         unconfigured-settings \
-        test test-without-optional test-sanitize test-cross test-system bench clean distclean FORCE
+        test test-without-optional test-sanitize test-cross test-system bench dist clean distclean FORCE
