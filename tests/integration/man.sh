@@ -77,6 +77,13 @@ for c in $COMMANDS; do
 done
 [ $ok = 1 ] && pass man_pages_complete || fail man_pages_complete "see above"
 
+# each command's EXIT STATUS names the 2 it returns for an unknown argument
+bad=
+for c in $COMMANDS; do
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "doc/man/$c.1" | grep -q '\b2\b' || bad="$bad $c.1"
+done
+[ -z "$bad" ] && pass man_exit_status_lists_2 || fail man_exit_status_lists_2 "no 2 in EXIT STATUS of$bad"
+
 # after install: section directories, and aliases that resolve
 sh scripts/install "$PACKAGE" "$d/usr" > /dev/null || { fail man_install "scripts/install failed"; exit 1; }
 ok=1
