@@ -123,5 +123,20 @@ else
   fail configure_homebrew_cellar_prefix "$(tail -n 3 out inst.log 2>/dev/null | tr '\n' ' ')"
 fi
 
+# --build other than --host: a cross build, the triplet's compiler first,
+# and configure says how it runs what it builds (RUN = ...)
+if command -v aarch64-linux-gnu-gcc > /dev/null 2>&1 && [ "$native" != arm64 ]; then
+  out=$(./configure --build="$native_triplet" --host=aarch64-linux-gnu 2>&1); st=$?
+  if [ $st = 0 ] && grep -qx "ARCH='arm64'" build/0/config.sh &&
+     echo "$out" | grep -q '^configure: compiler CC=aarch64-linux-gnu-gcc' &&
+     echo "$out" | grep -q '^configure: RUN = '; then
+    pass configure_build_differs_from_host
+  else
+    fail configure_build_differs_from_host "status $st: $(echo "$out" | grep -e error -e RUN -e compiler | tr '\n' ' ')"
+  fi
+else
+  skip configure_build_differs_from_host "no aarch64-linux-gnu-gcc (or this is arm64)"
+fi
+
 # re-running configure for another arch leaves this one alone
 [ -d "build/$native/package" ] && pass configure_keeps_build_dir || fail configure_keeps_build_dir "gone"
