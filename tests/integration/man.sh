@@ -80,7 +80,7 @@ done
 # each command's EXIT STATUS names the 2 it returns for an unknown argument
 bad=
 for c in $COMMANDS; do
-  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "doc/man/$c.1" | grep -q '\b2\b' || bad="$bad $c.1"
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "doc/man/$c.1" | grep -qw 2 || bad="$bad $c.1"
 done
 [ -z "$bad" ] && pass man_exit_status_lists_2 || fail man_exit_status_lists_2 "no 2 in EXIT STATUS of$bad"
 
