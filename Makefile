@@ -69,21 +69,25 @@ FORCE:
 # tree: again only when a doc (DOCS, from configure), the script or the
 # words the files are written with (flags.docs) change
 docs: $(B)/obj/docs.made
-$(B)/obj/docs.made: $(LIBFILES) $(DOCS) scripts/package-docs wrapper/cpucycles.c $(B)/obj/flags.docs
-	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)"
+$(B)/obj/docs.made: $(LIBFILES) $(DOCS) LICENSE scripts/package-docs wrapper/cpucycles.c $(B)/obj/flags.docs
+	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)" "$(LIBDIR)" "$(INCLUDEDIR)"
 	@touch $@
 $(B)/obj/flags.docs: FORCE
 	@mkdir -p $(@D)
-	@sh scripts/stamp $@ 'package files command' $(PACKAGE) $(PREFIX) $(LIBPTHREAD) $(LIBS)
+	@sh scripts/stamp $@ 'package files command' $(PACKAGE) $(PREFIX) $(LIBDIR) $(INCLUDEDIR) $(LIBPTHREAD) $(LIBS)
 
-# DESTDIR reaches the script apart too: it decides whether ldconfig may run
+# Each part of the package tree goes to its directory (configure's
+# --bindir, --libdir...); DESTDIR reaches the script apart: it goes in
+# front of each, and decides whether ldconfig may run
+INSTALLDIRS = bindir="$(BINDIR)" libdir="$(LIBDIR)" includedir="$(INCLUDEDIR)" \
+              mandir="$(MANDIR)" docdir="$(DOCDIR)"
 install: all
-	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
+	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS)
 
-# needs the configuration (for PREFIX and the list of programs), not the
-# build: it works after make clean
+# needs the configuration (for the directories and the list of
+# programs), not the build: it works after make clean
 uninstall: $(STATE)-settings
-	DESTDIR="$(DESTDIR)" sh scripts/install --uninstall "$(PACKAGE)" "$(DESTDIR)$(PREFIX)"
+	DESTDIR="$(DESTDIR)" sh scripts/install --uninstall "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS)
 configured-settings:
 unconfigured-settings: unconfigured
 
@@ -115,6 +119,11 @@ test-cross:
 test-system:
 	SYSTEM_INSTALL="$(SYSTEM_INSTALL)" sh scripts/system-test
 
+# the release tarball, libcpucycles-VERSION.tar.gz, from the tree (the
+# files git tracks): the same bytes every time; needs no configure
+dist:
+	sh scripts/dist
+
 # clean: what make built, for build/0's arch; the configuration stays.
 # distclean: every build directory, the configuration and configure.log.
 clean:
@@ -125,4 +134,4 @@ distclean:
 
 .PHONY: default all configured unconfigured docs install uninstall configured-settings \
         unconfigured-settings \
-        test test-without-optional test-sanitize test-cross test-system bench clean distclean FORCE
+        test test-without-optional test-sanitize test-cross test-system bench dist clean distclean FORCE

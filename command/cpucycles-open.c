@@ -320,7 +320,7 @@ static void usage(FILE *f)
 #ifdef CPUCYCLES_OPEN_TEST
              "  test binary only: --root=DIR (act on DIR/proc, DIR/sys, DIR/run), --pretend-uid=N\n"
 #endif
-             "  See doc/security.md: this opens performance counters to every program.\n");
+             "  See cpucycles-open(1): this opens performance counters to every program.\n");
 }
 
 /* 0, or 1 with a message when stdout could not take everything */
@@ -344,6 +344,7 @@ int main(int argc, char **argv)
 #endif
     else {
       int help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+      if (!help) fprintf(stderr, "cpucycles-open: unknown argument '%s'\n", argv[i]);
       usage(help ? stdout : stderr);
       return help ? output_lost() : 2;
     }

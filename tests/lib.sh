@@ -78,3 +78,22 @@ softperf_library() {
     $CC -shared -Wl,--version-script=wrapper/exports.map $sl_keep "$1/softperf.o" "$1/fakeos.o" \
       -o "$1/libsoftperf.so" -lpthread; } > "$1/log" 2>&1
 }
+# staged_libdir STAGE LIBDIR: the package made for prefix /usr and
+# --libdir=LIBDIR (a copy of the package tree, whose .pc and CMake files
+# are written again for it: the real one stays as it is for the tests
+# beside), installed with DESTDIR=STAGE.  Prints what went wrong, if
+# anything, and fails.
+staged_libdir() {
+  sl_pkg=$1.package
+  rm -rf "$sl_pkg" && cp -R "$PACKAGE" "$sl_pkg" &&
+    sh scripts/package-docs "$sl_pkg" /usr "$LIBPTHREAD" "$2" /usr/include > "$1.log" 2>&1 &&
+    DESTDIR=$1 sh scripts/install "$sl_pkg" /usr libdir="$2" >> "$1.log" 2>&1 || {
+    tail -n 3 "$1.log"
+    return 1
+  }
+}
+# multiarch_dir: the compiler's Debian multiarch name (x86_64-linux-gnu),
+# or nothing where it has none
+multiarch_dir() {
+  ${CC%% *} -print-multiarch 2> /dev/null | grep -v '^$' || true
+}

@@ -3,6 +3,8 @@
 . tests/lib.sh
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
+# install's records of the directories it made stay in the scratch directory
+export CPUCYCLES_INSTALL_RECORDS=$d
 sh scripts/install "$PACKAGE" "$d/usr" > /dev/null || { fail client_install "scripts/install failed"; exit 1; }
 inc=$d/usr/include
 lib=$d/usr/lib

@@ -9,6 +9,8 @@ if [ -n "$RUN" ]; then skip cmake_package "native only (the consumer is built wi
 if [ -n "$SANITIZE" ]; then skip cmake_package "not under make test-sanitize (a consumer without the sanitizer cannot link it)"; exit 0; fi
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
+# install's records of the directories it made stay in the scratch directory
+export CPUCYCLES_INSTALL_RECORDS=$d
 p=$d/prefix
 sh scripts/install "$PACKAGE" "$p" > "$d/install.out" 2>&1 || { fail cmake_package "install: $(tail -n 2 "$d/install.out")"; exit 0; }
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
@@ -17,6 +19,11 @@ mkdir "$d/src"
 cat > "$d/src/CMakeLists.txt" <<'EOF'
 cmake_minimum_required(VERSION 3.5)
 project(consumer C)
+# CMake searches lib64 where the platform uses it (Fedora), not on
+# Debian: LIB64 plays Fedora
+if(LIB64)
+  set_property(GLOBAL PROPERTY FIND_LIBRARY_USE_LIB64_PATHS TRUE)
+endif()
 find_package(cpucycles ${WANT} REQUIRED)
 add_executable(consumer main.c)
 target_link_libraries(consumer cpucycles::cpucycles)
@@ -71,3 +78,34 @@ else
   grep -q "$v" "$d/cmake2.out" && pass cmake_newer_version_refused ||
     fail cmake_newer_version_refused "$(head -n 3 "$d/cmake2.out")"
 fi
+
+# another --libdir (Debian's multiarch directory, lib64), staged with
+# DESTDIR under prefix /usr: the package file in LIBDIR/cmake/cpucycles
+# finds the prefix as many levels up, and the consumer links and runs
+# against the staged library
+ma=$(multiarch_dir)
+[ -n "$ma" ] || skip cmake_libdir_multiarch "the compiler names no multiarch directory (-print-multiarch)"
+for libdir in ${ma:+lib/$ma} lib64; do
+  id=$(echo "$libdir" | tr -c 'a-z0-9\n' _)
+  st=$d/stage-$id
+  if ! why=$(staged_libdir "$st" "/usr/$libdir"); then
+    fail "cmake_libdir_$id" "$why"
+    continue
+  fi
+  if ! cmake -S "$d/src" -B "$d/build-$id" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$st/usr" -DWANT="$v" \
+       -DLIB64="$([ $libdir = lib64 ] && echo ON || echo OFF)" \
+       > "$d/cmake-$id.out" 2>&1 || ! cmake --build "$d/build-$id" > "$d/build-$id.out" 2>&1; then
+    fail "cmake_libdir_$id" "$(grep -i -m 3 'error\|could not\|missing' "$d/cmake-$id.out" "$d/build-$id.out")"
+    continue
+  fi
+  ok=1
+  for prog in consumer consumer_static; do
+    out=$(LD_LIBRARY_PATH=$st/usr/$libdir "$d/build-$id/$prog" 2>&1) || { ok=0; echo "$prog: $out"; continue; }
+    case "$out" in "$v "*) ;; *) ok=0; echo "$prog: $out" ;; esac
+  done
+  if command -v ldd > /dev/null 2>&1; then
+    ldd "$d/build-$id/consumer" | grep -q "libcpucycles.so.1 => $st/usr/$libdir/libcpucycles.so.1" ||
+      { ok=0; echo "consumer: $(ldd "$d/build-$id/consumer" | grep cpucycles)"; }
+  fi
+  [ $ok = 1 ] && pass "cmake_libdir_$id" || fail "cmake_libdir_$id" "see above"
+done

@@ -6,6 +6,8 @@
 . tests/lib.sh
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
+# install's records of the directories it made stay in the scratch directory
+export CPUCYCLES_INSTALL_RECORDS=$d
 inst() { sh scripts/install "$@"; }
 
 # the list is what the package tree holds, no more, no less
@@ -69,16 +71,53 @@ left=$(cd "$q" && find . | sort | tr '\n' ' ')
 want='. ./bin ./bin/other-program ./lib ./lib/cmake ./lib/pkgconfig ./lib/pkgconfig/other.pc ./share ./share/doc '
 [ "$left" = "$want" ] && pass uninstall_keeps_others_directories || fail uninstall_keeps_others_directories "left: $left"
 
-# DESTDIR: a stage; no record of directories in it, and the ldconfig
+# no bookkeeping file in what ships: install's record of the directories
+# it made is kept beside the build (build/installed.N; here in $d)
+inst "$PACKAGE" "$d/recorded" > /dev/null 2>&1
+shipped=$( (cd "$d/recorded" && find . -type f -o -type l) | sed 's|^\./||' | sort)
+expected=$(sh scripts/install --list | sort)
+if [ "$shipped" = "$expected" ]; then
+  pass install_ships_no_bookkeeping
+else
+  fail install_ships_no_bookkeeping "$(printf '%s\n' "$shipped" | grep -vxF "$expected" | head -n 3 | tr '\n' ' ')"
+fi
+inst --uninstall "$PACKAGE" "$d/recorded" > /dev/null 2>&1
+[ ! -e "$d/recorded" ] && pass uninstall_removes_recorded_prefix ||
+  fail uninstall_removes_recorded_prefix "left: $(find "$d/recorded" | head -n 3 | tr '\n' ' ')"
+
+# DESTDIR: a stage; no record of directories for it, and the ldconfig
 # step is said for later
 s=$d/stage
-DESTDIR=$s inst "$PACKAGE" "$s/usr" > "$d/out" 2>&1
-if [ ! -e "$s/usr/share/doc/libcpucycles/created-directories" ] &&
+before=$(ls "$d"/installed.* 2> /dev/null)
+DESTDIR=$s inst "$PACKAGE" /usr > "$d/out" 2>&1
+after=$(ls "$d"/installed.* 2> /dev/null)
+if [ -f "$s/usr/lib/libcpucycles.so.1" ] && [ "$before" = "$after" ] &&
    { [ "$(uname -s)" != Linux ] || grep -q 'staged under DESTDIR.*run ldconfig' "$d/out"; }; then
   pass install_destdir_stage
 else
-  fail install_destdir_stage "$(cat "$d/out"); $(ls "$s/usr/share/doc/libcpucycles" | grep created)"
+  fail install_destdir_stage "$(cat "$d/out"); records before: $before; after: $after"
 fi
+
+# each part in a directory of its own (configure's --libdir...), some
+# outside the prefix: uninstall finds them all, and removes what it made
+x=$d/dirs
+DESTDIR=$x inst "$PACKAGE" /usr bindir=/usr/games libdir=/usr/lib/x86_64-linux-gnu \
+  includedir=/usr/include/cpucycles mandir=/usr/share/man docdir=/opt/docs/cpucycles > "$d/out" 2>&1
+ok=1
+for f in usr/games/cpucycles-info usr/lib/x86_64-linux-gnu/libcpucycles.so.1 \
+         usr/lib/x86_64-linux-gnu/pkgconfig/libcpucycles.pc \
+         usr/lib/x86_64-linux-gnu/cmake/cpucycles/cpucycles-config.cmake \
+         usr/include/cpucycles/cpucycles.h usr/share/man/man3/cpucycles.3 \
+         opt/docs/cpucycles/README.md opt/docs/cpucycles/LICENSE opt/docs/cpucycles/examples/measure.c; do
+  [ -e "$x/$f" ] || { ok=0; echo "missing $f"; }
+done
+[ ! -e "$x/usr/lib/libcpucycles.so.1" ] && [ ! -e "$x/usr/share/doc" ] || { ok=0; echo "files in the default places too"; }
+[ $ok = 1 ] && pass install_each_dir || fail install_each_dir "$(cat "$d/out")"
+DESTDIR=$x inst --uninstall "$PACKAGE" /usr bindir=/usr/games libdir=/usr/lib/x86_64-linux-gnu \
+  includedir=/usr/include/cpucycles mandir=/usr/share/man docdir=/opt/docs/cpucycles > "$d/out" 2>&1
+left=$(find "$x" -type f -o -type l | head -n 3)
+[ -z "$left" ] && [ ! -e "$x/opt/docs/cpucycles" ] && pass uninstall_each_dir ||
+  fail uninstall_each_dir "left: $left"
 
 # a directory the dynamic loader searches: root runs ldconfig, anyone
 # else is told to.  The loader's list and the user id are played by
@@ -113,6 +152,14 @@ if grep -q 'ran ldconfig' "$d/out.0" && [ -f "$d/ldconfig.ran.0" ] && [ ! -f "$d
   pass install_runs_ldconfig
 else
   fail install_runs_ldconfig "root: $(tail -n 1 "$d/out.0"); user: $(tail -n 1 "$d/out.1000")"
+fi
+
+# the license and the examples the README names are installed with the docs
+docs=$PACKAGE/share/doc/libcpucycles
+if [ -f "$docs/LICENSE" ] && [ -f "$docs/examples/measure.c" ] && [ -f "$docs/examples/latency.c" ]; then
+  pass install_license_and_examples
+else
+  fail install_license_and_examples "$(ls "$docs" "$docs/examples" 2>&1 | tr '\n' ' ')"
 fi
 
 # the installed docs lie side by side: every doc they name by file is there

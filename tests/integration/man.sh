@@ -10,6 +10,8 @@ LC_ALL=C
 export LC_ALL
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
+# install's records of the directories it made stay in the scratch directory
+export CPUCYCLES_INSTALL_RECORDS=$d
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 
 linters=
@@ -75,12 +77,19 @@ for c in $COMMANDS; do
 done
 [ $ok = 1 ] && pass man_pages_complete || fail man_pages_complete "see above"
 
+# each command's EXIT STATUS names the 2 it returns for an unknown argument
+bad=
+for c in $COMMANDS; do
+  sed -n '/^\.SH EXIT STATUS/,/^\.SH /p' "doc/man/$c.1" | grep -qw 2 || bad="$bad $c.1"
+done
+[ -z "$bad" ] && pass man_exit_status_lists_2 || fail man_exit_status_lists_2 "no 2 in EXIT STATUS of$bad"
+
 # after install: section directories, and aliases that resolve
 sh scripts/install "$PACKAGE" "$d/usr" > /dev/null || { fail man_install "scripts/install failed"; exit 1; }
 ok=1
 for page in doc/man/*.[0-9]; do
   name=${page#doc/man/}
-  [ -f "$d/usr/man/man${name##*.}/$name" ] || { ok=0; echo "not installed: man/man${name##*.}/$name"; }
+  [ -f "$d/usr/share/man/man${name##*.}/$name" ] || { ok=0; echo "not installed: share/man/man${name##*.}/$name"; }
 done
 [ $ok = 1 ] && pass man_installed_in_sections || fail man_installed_in_sections "see above"
 
@@ -93,15 +102,15 @@ for page in doc/man/*.[0-9]; do
   is_alias "$page" || continue
   name=${page#doc/man/}
   target=man${name##*.}/$(readlink "$page")
-  [ -L "$d/usr/man/man${name##*.}/$name" ] || { ok=0; echo "$name is not installed as a symlink"; }
-  (cd "$d/usr/man" && groff -man -ww -Tutf8 "man${name##*.}/$name") > "$d/alias" 2> "$d/err"
-  (cd "$d/usr/man" && groff -man -ww -Tutf8 "$target") > "$d/target" 2>&1
+  [ -L "$d/usr/share/man/man${name##*.}/$name" ] || { ok=0; echo "$name is not installed as a symlink"; }
+  (cd "$d/usr/share/man" && groff -man -ww -Tutf8 "man${name##*.}/$name") > "$d/alias" 2> "$d/err"
+  (cd "$d/usr/share/man" && groff -man -ww -Tutf8 "$target") > "$d/target" 2>&1
   if [ -s "$d/err" ] || ! grep -q 'count CPU cycles' "$d/alias" || ! cmp -s "$d/alias" "$d/target"; then
     ok=0; echo "$name does not render as $target: $(head -n 2 "$d/err")"
   fi
   if command -v man > /dev/null 2>&1; then
     n=${name%.*}
-    MANPATH=$d/usr/man MANWIDTH=80 man -P cat "${name##*.}" "$n" > "$d/man" 2> "$d/err"
+    MANPATH=$d/usr/share/man MANWIDTH=80 man -P cat "${name##*.}" "$n" > "$d/man" 2> "$d/err"
     if [ -s "$d/err" ] || ! grep -q 'cpucycles_persecond' "$d/man"; then
       ok=0; echo "man ${name##*.} $n: $(head -n 2 "$d/err")"
     fi

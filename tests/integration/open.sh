@@ -46,7 +46,8 @@ start=$(state "$t")
 for option in --root="$t" --pretend-uid=0 --saved="$t/run/x"; do
   $RUN "$open" "$option" > "$d/out" 2>&1
   status=$?
-  [ $status = 2 ] && grep -q '^usage: ' "$d/out" && [ "$(state "$t")" = "$start" ] && [ ! -e "$t/run/x" ] ||
+  [ $status = 2 ] && grep -q '^usage: ' "$d/out" && grep -qxF "cpucycles-open: unknown argument '$option'" "$d/out" &&
+    [ "$(state "$t")" = "$start" ] && [ ! -e "$t/run/x" ] ||
     { echo "$option: status $status: $(head -n 1 "$d/out")"; break; }
 done > "$d/why"
 [ -s "$d/why" ] && fail open_installed_takes_no_test_option "$(cat "$d/why")" ||
@@ -54,6 +55,10 @@ done > "$d/why"
 $RUN "$open" --help 2>&1 | grep -q -- '--root\|--pretend-uid\|--saved' &&
   fail open_installed_help_names_no_test_option "$($RUN "$open" --help 2>&1 | grep -- '--root\|--pretend\|--saved')" ||
   pass open_installed_help_names_no_test_option
+# --help points at the man page, which is installed, not at a source path
+h=$($RUN "$open" --help 2>&1)
+echo "$h" | grep -q 'cpucycles-open(1)' && ! echo "$h" | grep -q 'doc/' && pass open_help_names_man_page ||
+  fail open_help_names_man_page "$(echo "$h" | tail -n 1)"
 
 # --- the plain behaviour ---
 t=$d/a

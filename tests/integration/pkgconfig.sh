@@ -21,10 +21,11 @@ fi
 # what the staged tree holds
 ok=1
 for f in include/cpucycles.h lib/libcpucycles.a lib/libcpucycles.so.1 lib/libcpucycles.so \
-         lib/pkgconfig/libcpucycles.pc man/man3/cpucycles.3 man/man3/cpucycles_persecond.3 \
-         man/man3/cpucycles_implementation.3 man/man3/cpucycles_version.3 \
-         man/man3/cpucycles_tracesetup.3 man/man1/cpucycles-info.1 man/man1/cpucycles-open.1 \
-         share/doc/libcpucycles/README.md; do
+         lib/pkgconfig/libcpucycles.pc share/man/man3/cpucycles.3 share/man/man3/cpucycles_persecond.3 \
+         share/man/man3/cpucycles_implementation.3 share/man/man3/cpucycles_version.3 \
+         share/man/man3/cpucycles_tracesetup.3 share/man/man1/cpucycles-info.1 \
+         share/man/man1/cpucycles-open.1 share/doc/libcpucycles/README.md \
+         share/doc/libcpucycles/LICENSE share/doc/libcpucycles/examples/measure.c; do
   [ -e "$root/$f" ] || { ok=0; echo "missing $f"; }
 done
 for f in doc/*.md; do
@@ -55,7 +56,7 @@ client() {
     fail "$name" "does not build with $*: $(head -n 2 "$d/$name.log")"
     return
   fi
-  LD_LIBRARY_PATH=$root/lib $RUN "$d/$name" "$name" > "$d/$name.out" 2>&1
+  LD_LIBRARY_PATH=${libpath:-$root/lib} $RUN "$d/$name" "$name" > "$d/$name.out" 2>&1
   st=$?
   grep -E '^(pass|fail) ' "$d/$name.out"
   [ $st = 0 ] && grep -q "^info [a-z0-9-]* [0-9]\{8\}$" "$d/$name.out" && pass "$name" ||
@@ -71,6 +72,30 @@ client pkgconfig_sysroot_client $flags
 
 flags=$(pkg-config --define-variable=prefix="$root" --cflags --libs libcpucycles)
 client pkgconfig_define_prefix_client $flags
+
+# another --libdir: Debian's multiarch directory and lib64.  The .pc file
+# says where (libdir=${exec_prefix}/lib/x86_64-linux-gnu) and a client
+# builds and runs against the staged copy.
+ma=$(multiarch_dir)
+for libdir in ${ma:+lib/$ma} lib64; do
+  id=$(echo "$libdir" | tr -c 'a-z0-9\n' _)
+  st=$d/stage-$id
+  if ! why=$(staged_libdir "$st" "/usr/$libdir"); then
+    fail "pkgconfig_libdir_$id" "$why"
+    continue
+  fi
+  flags=$(PKG_CONFIG_PATH=$st/usr/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$st pkg-config --cflags --libs libcpucycles)
+  case "$flags" in
+    *"-I$st/usr/include"*"-L$st/usr/$libdir "*|*"-I$st/usr/include"*"-L$st/usr/$libdir") ;;
+    *) fail "pkgconfig_libdir_$id" "got '$flags'"; continue ;;
+  esac
+  grep -qx "libdir=\${exec_prefix}/$libdir" "$st/usr/$libdir/pkgconfig/libcpucycles.pc" ||
+    { fail "pkgconfig_libdir_$id" "$(grep '^libdir' "$st/usr/$libdir/pkgconfig/libcpucycles.pc")"; continue; }
+  libpath=$st/usr/$libdir
+  client "pkgconfig_libdir_${id}_client" $flags
+  libpath=
+done
+[ -n "$ma" ] || skip pkgconfig_libdir_multiarch "the compiler names no multiarch directory (-print-multiarch)"
 
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 [ "$(pkg-config --modversion libcpucycles)" = "$v" ] && pass pkgconfig_modversion ||
