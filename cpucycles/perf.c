@@ -547,15 +547,17 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
                                 struct cpucycles_probe *probe)
 {
   long value;
-  if (cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &value) && value < 1) {
+  int knob = cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &value);
+  if (knob && value < 1) {
     cpucycles_say(probe, "perf_user_access is %ld; run cpucycles-open as root", value);
     return 0;
   }
   if (!cpucycles_perf_setup(c, t, probe)) return 0;
   /* The page's cap_user_rdpmc follows the event's own flag (on arm64 and
-     RISC-V alike), not perf_user_access, but its index is 0 unless the
-     kernel lets user code read the counter: asked this way, the first
-     read needs no crash guard, even where the knob cannot be read. */
+     RISC-V alike), not perf_user_access; with the knob read and allowing,
+     the page's counter index says the rest and the first read needs no
+     guard.  Without the knob (no /proc), nothing vouches for the read. */
+  probe->may_trap = !knob;
   if (!t->page->cap_user_rdpmc)
     cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   else if (!t->page->index)
