@@ -4,7 +4,6 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  probe->reads_as = "amd64-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

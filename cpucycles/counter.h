@@ -32,10 +32,6 @@ struct cpucycles_probe {
                     instruction that may fault. */
   int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
                        read may read the clock itself (wrapper/reads.c) */
-  const char *reads_as; /* the counter whose reads ticks() reads too
-                           (amd64-tscasm: "amd64-tsc"): where that one was
-                           measured, its steps are this one's, so selection
-                           need not time it to know it cannot beat it */
 };
 
 /* Keeps the words for probe, printf-style (cpucycles/probe.c); a trace

@@ -3,7 +3,6 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  probe->reads_as = "x86-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

@@ -6,6 +6,7 @@
 #define CPUCYCLES_TEST_FAKE_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -38,7 +39,6 @@ enum fake_kind {
 struct fake {
   long long setup;     /* what ticks_setup returns */
   int may_trap;        /* what it says of its reads */
-  const char *reads_as; /* it says it reads what that fake reads */
   const char *say;     /* its setup's words (cpucycles_say), or 0 */
   enum fake_kind kind;
   int signal;
@@ -89,7 +89,6 @@ static long long fake_read(int i)
 static long long fake_setup(int i, struct cpucycles_probe *probe)
 {
   probe->may_trap = fakes[i].may_trap;
-  probe->reads_as = fakes[i].reads_as;
   if (fakes[i].say) cpucycles_say(probe, "%s", fakes[i].say);
   return fakes[i].setup;
 }
@@ -140,27 +139,48 @@ static void fake_trapper(int i, int sig)
 
 /* Selection over the first count fake slots, as the library would run it
    with persecond fixed; measure_all as tracing asks, wanted as
-   CPUCYCLES_IMPLEMENTATION would. */
+   CPUCYCLES_IMPLEMENTATION would.  Both come through the OS seam: the
+   administrator's file /etc/cpucyclespersecond (the estimate's first
+   source: each read of it is counted as persecond asked) and getenv. */
 static long long fake_persecond_value;
 static int fake_persecond_asked;
+static const char *fake_wanted;
 
+static long fake_persecond_file(const char *path, long offset, char *buf, size_t size)
+{
+  long n;
+  if (strcmp(path, "/etc/cpucyclespersecond")) return -1;
+  if (!offset) ++fake_persecond_asked;
+  n = snprintf(buf, size, "%lld\n", fake_persecond_value) - offset;
+  if (n <= 0) {
+    buf[0] = 0;
+    return 0;
+  }
+  memmove(buf, buf + offset, (size_t) n + 1);
+  return n;
+}
+
+static const char *fake_getenv(const char *name)
+{
+  return strcmp(name, "CPUCYCLES_IMPLEMENTATION") ? 0 : fake_wanted;
+}
+
+/* what the estimate says with the fake file in place ("file ...") */
 static long long fake_persecond(const char **source)
 {
-  ++fake_persecond_asked;
-  *source = "test";
-  return fake_persecond_value;
+  fake_os.read_text = fake_persecond_file;
+  return cpucycles_persecond_estimate(source);
 }
 
 static void fake_select_with(int count, long long persecond, int measure_all,
                              const char *wanted, struct cpucycles_selection *out)
 {
-  struct cpucycles_select_options options;
   fake_persecond_value = persecond;
   fake_persecond_asked = 0;
-  options.persecond = fake_persecond;
-  options.wanted = wanted;
-  options.measure_all = measure_all;
-  cpucycles_select(fake_table, count, &options, out);
+  fake_wanted = wanted;
+  fake_os.read_text = fake_persecond_file;
+  fake_os.getenv = fake_getenv;
+  cpucycles_select(fake_table, count, measure_all, out);
 }
 
 static void fake_select(int count, long long persecond, struct cpucycles_selection *out)

@@ -156,11 +156,7 @@ static void print_trace(void);
 
 static void select_job(void)
 {
-  struct cpucycles_select_options options;
-  options.persecond = cpucycles_persecond_estimate;
-  options.wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
-  options.measure_all = printer != 0;
-  cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &selection);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, printer != 0, &selection);
   /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
   if (printer) print_trace();

@@ -21,6 +21,7 @@ struct cpucycles_trace {
   int only32;
   long long measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
   const char *fail;    /* the wrapper's words when it dropped the counter */
+  int unmeasured;      /* set up, but left unmeasured: it could not win */
   struct cpucycles_probe probe; /* the counter's own words and flags */
 };
 
@@ -36,15 +37,11 @@ struct cpucycles_selection {
   struct cpucycles_trace trace[CPUCYCLES_MAXCOUNTERS];
 };
 
-struct cpucycles_select_options {
-  long long (*persecond)(const char **source); /* asked only when needed */
-  const char *wanted; /* a counter to use if it works, or 0 */
-  int measure_all;    /* measure even counters that cannot win (tracing) */
-};
-
-/* select.c: the whole rule (SPEC 3).  Fills *out; never fails. */
-void cpucycles_select(const struct cpucycles_counter *table, int count,
-                      const struct cpucycles_select_options *options,
+/* select.c: the whole rule (SPEC 3) over table: CPUCYCLES_IMPLEMENTATION
+   from the environment, persecond estimated only when a counter needs it
+   (tests replace both through the OS seam), every counter measured where
+   measure_all (a trace asked).  Fills *out; never fails. */
+void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
                       struct cpucycles_selection *out);
 
 /* select.c: counter k's rate in ticks per second, timed against the

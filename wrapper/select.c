@@ -1,7 +1,8 @@
 /* The selection rule (SPEC 3), in one place, top to bottom:
-   cpucycles_select() at the end walks the list; set_up() runs a counter's
-   probe, measure() scales it, tests its precision and keeps the best.
-   doc/selection.md says the same in prose. */
+   cpucycles_select() first, then the steps it takes for each counter:
+   try_counter(), set_up() (the probe and a guarded first read), measure()
+   (scaling, precision, the best kept), and the rate and precision
+   measurements they use.  doc/selection.md says the same in prose. */
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
@@ -35,24 +36,73 @@
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
-struct walk {
+struct selecting {
   const struct cpucycles_counter *table;
-  const struct cpucycles_select_options *options;
+  int measure_all; /* even counters that cannot win (a trace asked) */
   struct cpucycles_selection *out;
   int open[CPUCYCLES_MAXCOUNTERS]; /* set up and not yet closed */
   int working; /* counters so far that passed the precision test */
   long long first_retry; /* when the selection's first retry began, or 0 */
 };
 
+static void try_counter(struct selecting *w, int i);
+
+/* The rule, top to bottom: a counter named in CPUCYCLES_IMPLEMENTATION
+   first; else every counter in list order (set up, guarded first read,
+   scaling, precision, penalty; the best so far kept); then the losers
+   closed and the winner's read function made. */
+void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
+                      struct cpucycles_selection *out)
+{
+  struct selecting w = { .table = table, .measure_all = measure_all, .out = out };
+  struct cpucycles_trace *t;
+  int i, wanted = -1;
+
+  if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
+  memset(out, 0, sizeof *out);
+  out->count = count;
+  out->chosen = -1;
+  out->wanted = cpucycles_os_getenv("CPUCYCLES_IMPLEMENTATION");
+
+  /* A counter named on purpose (CPUCYCLES_IMPLEMENTATION) is used if it
+     passes its probe and precision test; otherwise the rule decides. */
+  for (i = 0; out->wanted && i < count; ++i)
+    if (!strcmp(table[i].name, out->wanted)) wanted = i;
+  if (out->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
+  if (wanted >= 0) {
+    try_counter(&w, wanted);
+    if (out->chosen < 0) out->wanted_refused = out->trace[wanted].fail;
+  }
+
+  if (out->chosen < 0)
+    for (i = 0; i < count; ++i) try_counter(&w, i);
+  else
+    for (i = 0; i < count; ++i)
+      if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
+
+  for (i = 0; i < count; ++i)
+    if (i != out->chosen && w.open[i]) table[i].close();
+
+  if (out->chosen < 0) {
+    out->chosen = count - 1; /* the last resort (options ends with it) */
+    out->read = table[count - 1].ticks;
+    return;
+  }
+  /* a 32-bit counter is extended at its own rate, timed here */
+  t = &out->trace[out->chosen];
+  out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
+                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
+}
+
 /* persecond, asked only when a counter needs it.  Where the OS states no
    rate but a core cycle counter already works, that counter's measured
    rate is the honest figure (most arm64 machines have no cpufreq). */
-static long long persecond(struct walk *w)
+static long long persecond(struct selecting *w)
 {
   struct cpucycles_selection *out = w->out;
   int k;
   if (out->persecond) return out->persecond;
-  out->persecond = w->options->persecond(&out->persecond_source);
+  out->persecond = cpucycles_persecond_estimate(&out->persecond_source);
   for (k = 0; k < out->count && !cpucycles_persecond_measured(w->table, out, k); ++k) continue;
   if (k < out->count) w->open[k] = 1; /* its reads may have opened something */
   return out->persecond;
@@ -69,7 +119,7 @@ static const char *signal_words(int sig)
    some cycles event holds the counter) or stand still (a second cycles
    event on one thread that does not count), and after selection neither
    holds.  A perf counter opens its events again on its next read. */
-static void alone(struct walk *w, int i)
+static void close_others(struct selecting *w, int i)
 {
   int k;
   for (k = 0; k < w->out->count; ++k)
@@ -80,7 +130,7 @@ static void alone(struct walk *w, int i)
   w->open[i] = 1;
 }
 
-static void drop(struct walk *w, int i, const char *why)
+static void reject(struct selecting *w, int i, const char *why)
 {
   w->out->trace[i].fail = why;
   w->table[i].close();
@@ -230,7 +280,7 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
 
 /* Steps 1 and 2: the counter's own probe, a guarded first read if it may
    trap, then its class.  Returns 1 if the counter is still in the running. */
-static int set_up(struct walk *w, int i)
+static int set_up(struct selecting *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_trace *t = &w->out->trace[i];
@@ -238,7 +288,7 @@ static int set_up(struct walk *w, int i)
   int crash;
 
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
-  alone(w, i); /* marks it open: even a skip may have half-opened something */
+  close_others(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
   setup = t->setup = counter->setup(&t->probe);
   if (setup == CPUCYCLES_SKIP) {
@@ -246,7 +296,7 @@ static int set_up(struct walk *w, int i)
     return 0;
   }
   if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) {
-    drop(w, i, signal_words(crash));
+    reject(w, i, signal_words(crash));
     return 0;
   }
   if (setup == CPUCYCLES_CYCLECOUNTER) {
@@ -257,7 +307,7 @@ static int set_up(struct walk *w, int i)
   } else if (setup == CPUCYCLES_MAYBECYCLECOUNTER || setup == CPUCYCLES_FINDMULTIPLIER || setup > 0) {
     t->penalty = PENALTY_OFFCORE;
   } else {
-    drop(w, i, "unknown setup class");
+    reject(w, i, "unknown setup class");
     return 0;
   }
   return 1;
@@ -265,101 +315,51 @@ static int set_up(struct walk *w, int i)
 
 /* Steps 3 and 4: scaling and precision; the smallest precision wins, an
    earlier counter a tie. */
-static void measure(struct walk *w, int i)
+static void measure(struct selecting *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_trace *t = &w->out->trace[i];
   const char *fail;
-  long long step = 0;
-  int k;
+  long long step;
 
   t->scaling = 1;
   if (t->setup > 0) {
     t->scaling = (double) persecond(w) / (double) t->setup;
   } else if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(counter->ticks, persecond(w)))) {
-    drop(w, i, "its rate is no n/d multiple of persecond");
+    reject(w, i, "its rate is no n/d multiple of persecond");
     return;
   }
-  alone(w, i); /* after persecond, which may have read another counter */
+  close_others(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
-     extension; one that reads what a counter already measured reads
-     steps as that one did (timed all the same for a trace) */
-  if (t->probe.reads_as && !w->options->measure_all)
-    for (k = 0; k < w->out->count && !step; ++k)
-      if (!strcmp(w->table[k].name, t->probe.reads_as)) step = w->out->trace[k].step;
-  if (!step) step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
+     extension */
+  step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
   if (!step) {
-    drop(w, i, fail);
+    reject(w, i, fail);
     return;
   }
   t->step = step;
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
-  t->fail = 0; /* a pending counter's "not measured" no longer holds */
+  t->fail = 0;
+  t->unmeasured = 0;
   if (w->out->chosen < 0 || t->precision < w->out->trace[w->out->chosen].precision) w->out->chosen = i;
 }
 
-/* A counter that cannot beat the best so far is left pending, unmeasured;
-   pending counters are measured before any later counter is, which keeps
-   every order bump exact whenever it can matter.  The choice is the one
-   measuring everything would make, at a fraction of the first call.  Its
-   trace's words mark it pending until it is measured. */
-static const char pending[] = "not measured: cannot beat the counter already found";
-
-static void try_counter(struct walk *w, int i)
+/* A counter that cannot beat the best so far is left unmeasured; such
+   counters are measured before any later counter is, which keeps every
+   order bump exact whenever it can matter.  The choice is the one
+   measuring everything would make, at a fraction of the first call. */
+static void try_counter(struct selecting *w, int i)
 {
   struct cpucycles_selection *out = w->out;
   int k;
   if (!set_up(w, i)) return;
-  if (!w->options->measure_all && out->chosen >= 0 &&
+  if (!w->measure_all && out->chosen >= 0 &&
       SMALLEST_STEP + out->trace[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
-    out->trace[i].fail = pending;
+    out->trace[i].fail = "not measured: cannot beat the counter already found";
+    out->trace[i].unmeasured = 1;
     return;
   }
   for (k = 0; k < i; ++k)
-    if (out->trace[k].fail == pending) measure(w, k);
+    if (out->trace[k].unmeasured) measure(w, k);
   measure(w, i);
-}
-
-void cpucycles_select(const struct cpucycles_counter *table, int count,
-                      const struct cpucycles_select_options *options,
-                      struct cpucycles_selection *out)
-{
-  struct walk w = { .table = table, .options = options, .out = out };
-  struct cpucycles_trace *t;
-  int i, wanted = -1;
-
-  if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
-  memset(out, 0, sizeof *out);
-  out->count = count;
-  out->chosen = -1;
-  out->wanted = options->wanted;
-
-  /* A counter named on purpose (CPUCYCLES_IMPLEMENTATION) is used if it
-     passes its probe and precision test; otherwise the rule decides. */
-  for (i = 0; options->wanted && i < count; ++i)
-    if (!strcmp(table[i].name, options->wanted)) wanted = i;
-  if (options->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
-  if (wanted >= 0) {
-    try_counter(&w, wanted);
-    if (out->chosen < 0) out->wanted_refused = out->trace[wanted].fail;
-  }
-
-  if (out->chosen < 0)
-    for (i = 0; i < count; ++i) try_counter(&w, i);
-  else
-    for (i = 0; i < count; ++i)
-      if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
-
-  for (i = 0; i < count; ++i)
-    if (i != out->chosen && w.open[i]) table[i].close();
-
-  if (out->chosen < 0) {
-    out->chosen = count - 1; /* the last resort (options ends with it) */
-    out->read = table[count - 1].ticks;
-    return;
-  }
-  /* a 32-bit counter is extended at its own rate, timed here */
-  t = &out->trace[out->chosen];
-  out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
-                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
 }

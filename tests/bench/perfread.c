@@ -112,18 +112,12 @@ static long long page_now(void)
   return cpucycles_perf_ticks(&counter, &mine, INDEX, fake_counter);
 }
 
-static long long fixed_persecond(const char **source)
-{
-  *source = "bench";
-  return 1000000000;
-}
 
 int main(void)
 {
   struct perf_event_attr attr;
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  struct cpucycles_select_options options = { fixed_persecond, 0, 0 };
   int i, n = 0;
 
   page.cap_user_rdpmc = 1;
@@ -146,7 +140,7 @@ int main(void)
   attr.config = PERF_COUNT_SW_TASK_CLOCK;
   attr.exclude_kernel = 1;
   own_fd = (int) syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
-  cpucycles_select(table, n, &options, &s);
+  cpucycles_select(table, n, 0, &s);
   if (n != 2 || s.chosen != 0 || own_fd < 0) {
     printf("read(2) (default-perfevent): not measured (no software perf events here)\n");
     return 0;

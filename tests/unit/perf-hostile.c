@@ -53,12 +53,7 @@ static long long (*read_count)(void);
 static void (*perfevent_close)(void); /* gives back every thread's default-perfevent events */
 static int emulated;
 
-static long long fixed_persecond(const char **source)
-{
-  *source = "test";
-  return 1000000000;
-} /* qemu-user: loops cut tenfold */
-
+/* qemu-user: loops cut tenfold */
 static long scaled(long n)
 {
   return emulated && n >= 10 ? n / 10 : n;
@@ -592,14 +587,13 @@ static void no_proc(void)
 static void no_proc_selection(void)
 {
   static struct cpucycles_selection all;
-  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
   const char *winner;
   int before, after, most, hidden;
   fake_os.read_text = no_proc_read_text;
   perfevent_close();
   before = perf_fds_by_ioctl();
   hidden = empty_dir[0] && hide_proc(empty_dir);
-  cpucycles_select(cpucycles_counters, cpucycles_counter_count, &options, &all);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, 1, &all);
   all.read();
   after = perf_fds_by_ioctl();
   winner = cpucycles_counters[all.chosen].name;
@@ -858,7 +852,6 @@ int main(void)
 {
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
   int i, n = 0;
   emulated = getenv("CPUCYCLES_TEST_EMULATED") != 0;
   fake_os.perf_event_open = fake_software_cycles;
@@ -869,7 +862,7 @@ int main(void)
     skip("perf_hostile", "no default-perfevent in this build");
     return 0;
   }
-  cpucycles_select(table, n, &options, &s);
+  cpucycles_select(table, n, 1, &s);
   if (s.chosen != 0) {
     skip("perf_hostile", "the task clock cannot be opened here");
     return 0;
@@ -880,7 +873,7 @@ int main(void)
   /* again on a hybrid Intel: each thread's events are two fds */
   table[0].close();
   fake_os.read_text = hybrid_read_text;
-  cpucycles_select(table, n, &options, &s);
+  cpucycles_select(table, n, 1, &s);
   if (s.chosen != 0 || (s.read(), perf_fds() != 2)) {
     skip("hostile_hybrid", "the two task-clock events of a hybrid did not open");
     return checks_failed();

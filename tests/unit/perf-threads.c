@@ -31,11 +31,6 @@ int main(void)
 static long long (*read_count)(void);
 static void (*table_close)(void);
 
-static long long fixed_persecond(const char **source)
-{
-  *source = "test";
-  return 1000000000;
-}
 
 static long long thread_ns(void)
 {
@@ -296,7 +291,6 @@ int main(void)
 {
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
   int i, n = 0;
   fake_os.perf_event_open = fake_software_cycles;
   for (i = 0; i < cpucycles_counter_count; ++i)
@@ -306,7 +300,7 @@ int main(void)
     skip("perf_threads", "no default-perfevent in this build");
     return 0;
   }
-  cpucycles_select(table, n, &options, &s);
+  cpucycles_select(table, n, 1, &s);
   if (s.chosen != 0) {
     skip("perf_threads", "the task clock cannot be opened here");
     return 0;

@@ -221,11 +221,6 @@ static long long fake_ticks(void)
   return fake_step += 7;
 }
 
-static long long fixed_persecond(const char **source)
-{
-  *source = "test";
-  return 2000000000;
-}
 
 /* Runs setup through the real selection (with a harmless read) so its
    words land in the trace as cpucycles-info would show them.  Returns
@@ -237,12 +232,11 @@ static long long probe(const struct cpucycles_counter *c, const char **says)
 {
   static struct cpucycles_selection s;
   struct cpucycles_counter table[1];
-  struct cpucycles_select_options options = { fixed_persecond, 0, 1 };
   table[0].name = c->name;
   table[0].setup = c->setup;
   table[0].ticks = fake_ticks;
   table[0].close = c->close;
-  cpucycles_select(table, 1, &options, &s);
+  cpucycles_select(table, 1, 1, &s);
   probed = s.trace[0].probe;
   *says = words(&s.trace[0].probe);
   return s.trace[0].setup;

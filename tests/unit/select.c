@@ -227,44 +227,6 @@ static void pruning(void)
         "pruning_keeps_order_bumps_exact", "pruned chose %d (precision %lld), full chose %d",
         s.chosen, s.trace[2].precision, full.chosen);
 
-  /* A counter that reads what the one before it reads (amd64-tscasm after
-     amd64-tsc) steps as that one did: it is not timed, unless tracing, but
-     it works, and its order bump counts (so a scaled clock that would need
-     a step under 1 to win is not timed either, as on this guest); one that
-     says nothing is timed. */
-  fake_reset();
-  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1021 */
-  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21); /* 1031, inferred */
-  fakes[1].reads_as = "fake0";
-  fake_stepper(2, 1000000000, 2);                   /* 1 + 1000 + 20: cannot win */
-  fake_select_with(3, 1000000000, 0, 0, &s);
-  check(s.chosen == 0 && fakes[1].calls == 0 && s.trace[1].precision == 1031 && fakes[2].calls == 0 &&
-        fake_persecond_asked == 0,
-        "pruning_same_instruction_not_timed", "chosen %d, reads %lld %lld, precision %lld, persecond asked %d",
-        s.chosen, fakes[1].calls, fakes[2].calls, s.trace[1].precision, fake_persecond_asked);
-  /* the counter it names was not measured (left out, or skipped): timed */
-  fake_reset();
-  fake_stepper(0, CPUCYCLES_SKIP, 21);
-  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
-  fakes[1].reads_as = "fake0";
-  fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 7);
-  fakes[2].reads_as = "nosuch";
-  fake_select_with(3, 1000000000, 0, 0, &s);
-  check(fakes[1].calls > 0 && s.trace[1].precision == 1021 && fakes[2].calls > 0 && s.chosen == 2,
-        "pruning_same_instruction_timed_without_its_twin", "reads %lld %lld, precision %lld, chosen %d",
-        fakes[1].calls, fakes[2].calls, s.trace[1].precision, s.chosen);
-  fake_reset();
-  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
-  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
-  fake_select_with(2, 1000000000, 0, 0, &full);
-  fake_reset();
-  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 21);
-  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 5);
-  fakes[1].reads_as = "fake0";
-  fake_select_with(2, 1000000000, 1, 0, &s);
-  check(full.chosen == 0 && full.trace[1].precision == 1031 && s.chosen == 1 && s.trace[1].precision == 1015,
-        "pruning_same_instruction_timed_when_tracing", "without the flag %d (%lld), tracing %d (%lld)",
-        full.chosen, full.trace[1].precision, s.chosen, s.trace[1].precision);
 }
 
 /* Anomalously small steps (a guest's clock adjustments) must not decide
@@ -321,7 +283,6 @@ static long cpuinfo_only(const char *path, long offset, char *buf, size_t size)
 static void clock_measured_with_many_cpus(void)
 {
   static char text[400000];
-  struct cpucycles_select_options options;
   fake_reset();
   fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   fakes[1].setup = 1000000000;
@@ -332,10 +293,8 @@ static void clock_measured_with_many_cpus(void)
   cpuinfo_text = text;
   cpuinfo_bytes = 0;
   fake_os.read_text = cpuinfo_only;
-  options.persecond = cpucycles_persecond_estimate;
-  options.wanted = 0;
-  options.measure_all = 0;
-  cpucycles_select(fake_table, 2, &options, &s);
+  fake_os.getenv = 0;
+  cpucycles_select(fake_table, 2, 0, &s);
   fake_os.read_text = 0;
   check(s.trace[1].precision > 0 && s.persecond == 2096028000LL && cpuinfo_bytes <= 1024 &&
         fakes[0].calls == 1000 && fakes[1].calls == 1001 && fake_clock_reads == 0, /* 1: the scaling's base */
