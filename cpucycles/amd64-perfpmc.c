@@ -20,6 +20,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   /* the page says whether RDPMC may run, so the read cannot trap */
   if (!mine.page->cap_user_rdpmc) {
     cpucycles_say(probe, "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
+    probe->need = CPUCYCLES_NEED_OPEN;
     goto skip;
   }
   if (!mine.page->index) {

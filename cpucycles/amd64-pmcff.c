@@ -30,6 +30,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
     }
     if (knob < RDPMC_ALWAYS) {
       cpucycles_say(probe, "%s is %ld, not 2: RDPMC would fault; run cpucycles-open as root", path, knob);
+      probe->need = CPUCYCLES_NEED_OPEN;
       return CPUCYCLES_SKIP;
     }
   }

@@ -32,7 +32,11 @@ struct cpucycles_probe {
                     instruction that may fault. */
   int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
                        read may read the clock itself (wrapper/reads.c) */
+  int need; /* what a skip needs, for the trace's verdict: one of these */
 };
+#define CPUCYCLES_NEED_NOTHING 0
+#define CPUCYCLES_NEED_PMU 1  /* no PMU is exposed here (a guest) */
+#define CPUCYCLES_NEED_OPEN 2 /* a knob cpucycles-open sets stands in the way */
 
 /* Keeps the words for probe, printf-style (cpucycles/probe.c); a trace
    makes them into text (wrapper/trace.c) */

@@ -314,6 +314,7 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   if (!add_event(s, &attr, &err)) {
     settle(s, FREE);
     cpucycles_say(probe, "perf_event_open: %s", words(err));
+    probe->need = err == EACCES ? CPUCYCLES_NEED_OPEN : err == ENOENT ? CPUCYCLES_NEED_PMU : CPUCYCLES_NEED_NOTHING;
     return 0;
   }
   if (c->rdpmc && !(s->page = cpucycles_os_map_page(s->fd[0]))) {
@@ -529,6 +530,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
   }
   if (value > PARANOID_MOST) {
     cpucycles_say(probe, "perf_event_paranoid is %ld; run cpucycles-open as root", value);
+    probe->need = CPUCYCLES_NEED_OPEN;
     return 0;
   }
   value = cpucycles_perf_rdpmc_knob(&path);
@@ -538,6 +540,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
   }
   if (value >= 0 && value < RDPMC_ALWAYS) {
     cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
+    probe->need = CPUCYCLES_NEED_OPEN;
     return 0;
   }
   return 1;
@@ -550,6 +553,7 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
   int knob = cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &value);
   if (knob && value < 1) {
     cpucycles_say(probe, "perf_user_access is %ld; run cpucycles-open as root", value);
+    probe->need = CPUCYCLES_NEED_OPEN;
     return 0;
   }
   if (!cpucycles_perf_setup(c, t, probe)) return 0;
@@ -558,12 +562,12 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
      the page's counter index says the rest and the first read needs no
      guard.  Without the knob (no /proc), nothing vouches for the read. */
   probe->may_trap = !knob;
+  if (t->page->cap_user_rdpmc && t->page->index) return 1;
   if (!t->page->cap_user_rdpmc)
     cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
-  else if (!t->page->index)
-    cpucycles_say(probe, "perf gives counter index 0: user reads are off; run cpucycles-open as root");
   else
-    return 1;
+    cpucycles_say(probe, "perf gives counter index 0: user reads are off; run cpucycles-open as root");
+  probe->need = CPUCYCLES_NEED_OPEN;
   cpucycles_perf_close(c);
   return 0;
 }

@@ -128,10 +128,12 @@ const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
   if (cpu->vendor != CPUCYCLES_X86_INTEL)
     cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-  else if (!cpu->pmc_version)
+  else if (!cpu->pmc_version) {
     cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
-  else
+    probe->need = CPUCYCLES_NEED_PMU;
+  } else {
     return cpu;
+  }
   return 0;
 }
 

@@ -40,6 +40,7 @@ struct fake {
   long long setup;     /* what ticks_setup returns */
   int may_trap;        /* what it says of its reads */
   const char *say;     /* its setup's words (cpucycles_say), or 0 */
+  int need;            /* what its skip needs (CPUCYCLES_NEED_...) */
   enum fake_kind kind;
   int signal;
   long long step;
@@ -90,6 +91,7 @@ static long long fake_setup(int i, struct cpucycles_probe *probe)
 {
   probe->may_trap = fakes[i].may_trap;
   if (fakes[i].say) cpucycles_say(probe, "%s", fakes[i].say);
+  probe->need = fakes[i].need;
   return fakes[i].setup;
 }
 

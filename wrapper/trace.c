@@ -43,9 +43,9 @@ static void print_name(const char *name)
 
 /* The class line (setup's class, counter.h), then three lines of words:
    what the count is, what that means for a number, and what would give
-   core cycles here.  The last comes from the words of the first dropped
-   counter that says no PMU is exposed (no_pmu) or that cpucycles-open
-   would open it (locked); -1 where none does.  A class unknown to
+   core cycles here.  The last names the first dropped counter whose
+   probe needs a PMU (no_pmu) or cpucycles-open (locked); -1 where none
+   does.  A class unknown to
    selection never gets here: it drops the counter. */
 static void print_verdict(const struct cpucycles_counter *table, const struct cpucycles_selection *s, int no_pmu,
                           int locked)
@@ -137,9 +137,9 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
     if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
       printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
     printf("\n");
-    if (i != s->chosen && !t->precision) { /* doc/api.md promises these two phrases */
-      if (no_pmu < 0 && strstr(why, "no PMU exposed")) no_pmu = i;
-      if (locked < 0 && strstr(why, "run cpucycles-open as root")) locked = i;
+    if (i != s->chosen && !t->precision) { /* its probe's need, not its words, names it */
+      if (no_pmu < 0 && t->probe.need == CPUCYCLES_NEED_PMU) no_pmu = i;
+      if (locked < 0 && t->probe.need == CPUCYCLES_NEED_OPEN) locked = i;
     }
   }
   print_verdict(table, s, no_pmu, locked);

@@ -112,9 +112,11 @@ static void offcore_locked(void)
 {
   fake_reset();
   fakes[0].say = "perf_user_access is 0; run cpucycles-open as root";
+  fakes[0].need = CPUCYCLES_NEED_OPEN;
   fake_stepper(1, 24000000, 1); /* 100 cycles a tick at 2.4 GHz */
   fake_stepper(2, 24000000, 2);
   fakes[2].say = "no PMU exposed (a working counter's words)";
+  fakes[2].need = CPUCYCLES_NEED_PMU;
   trace(3, 2400000000LL, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake1 offcore rate 24000000") && verdict_last(),
         "trace_offcore_class", "%s", out);
@@ -132,7 +134,9 @@ static void maybecore_no_pmu(void)
 {
   fake_reset();
   fakes[0].say = "run cpucycles-open as root";
+  fakes[0].need = CPUCYCLES_NEED_OPEN;
   fakes[1].say = "no PMU exposed (CPUID leaf 0xA reports version 0)";
+  fakes[1].need = CPUCYCLES_NEED_PMU;
   fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 20);
   trace(3, 2400000000LL, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake2 maybecore") && verdict_last() &&
