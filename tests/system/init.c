@@ -256,7 +256,7 @@ static void remount_run(unsigned long flags, const char *label)
 #define US200 "200"
 #define LIFETIMES "300"
 #define RECYCLED "70000"
-#define RECYCLED_ARM64 "10000"
+#define RECYCLED_ARM64 "3000"
 
 int main(void)
 {
