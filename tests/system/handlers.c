@@ -14,7 +14,8 @@
    Prints
      handlers IMPLEMENTATION every U us lifetimes N handled H reads R
        decreases D grew G fds F before, at most M after joins
-   (one line) and exits 1 unless H > 0, D = 0, G = N and M = F. */
+   (one line; before it, a "handlers stuck" line for each thread whose
+   count did not grow) and exits 1 unless H > 0, D = 0, G = N and M = F. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
