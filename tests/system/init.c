@@ -246,6 +246,17 @@ static void remount_run(unsigned long flags, const char *label)
    guest states no CPU rate: /bin/loop says it (cpucyclespersecond), so
    the scaled arm64-vct counts the same cycles (doc/system.md) */
 #define RATE "1000000000"
+/* /bin/handlers: the timer's interval in microseconds (100 Hz, 200 us)
+   and the thread lifetimes.  /bin/recycle: the thread lifetimes, all on
+   one CPU (a call across vCPUs costs milliseconds under TCG): on riscv64
+   past the 65,510 after which the map count used to stop pthread_create
+   (issue 32, row 4; some 2.3 ms a lifetime here), on arm64, where no
+   page was kept, fewer */
+#define HZ100 "10000"
+#define US200 "200"
+#define LIFETIMES "300"
+#define RECYCLED "70000"
+#define RECYCLED_ARM64 "3000"
 
 int main(void)
 {
@@ -262,6 +273,10 @@ int main(void)
   run("info-nobody-before", NOBODY, 0, INFO, (char *) 0);
   run("perfevent-root-before", 0, FORCE_PERF, INFO, (char *) 0);
   run("perfevent-nobody-before", NOBODY, FORCE_PERF, INFO, (char *) 0);
+  /* threads start and end while a timer's handler calls cpucycles()
+     (issue 32, row 1): default-perfevent, as root (EACCES for the uid) */
+  run("handlers-100hz-perfevent-root-before", 0, FORCE_PERF, "/bin/handlers", HZ100, LIFETIMES, (char *) 0);
+  run("handlers-200us-perfevent-root-before", 0, FORCE_PERF, "/bin/handlers", US200, LIFETIMES, (char *) 0);
   no_proc = 1;
   run("info-root-no-proc", 0, 0, INFO, (char *) 0);
   no_proc = 0;
@@ -294,6 +309,14 @@ int main(void)
   run("otherthread-clock-nobody", NOBODY, FORCE_CLOCK, "/bin/otherthread", (char *) 0);
   run("fds-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/fds", (char *) 0);
   run("fds-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/fds", (char *) 0);
+  /* issue 32, row 1 for the page reader and, now open to the uid,
+     default-perfevent; row 4: a pool that recycles threads */
+  run("handlers-100hz-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/handlers", HZ100, LIFETIMES, (char *) 0);
+  run("handlers-200us-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/handlers", US200, LIFETIMES, (char *) 0);
+  run("handlers-200us-perfpmc-root", 0, FORCE_PMC, "/bin/handlers", US200, LIFETIMES, (char *) 0);
+  run("handlers-200us-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/handlers", US200, LIFETIMES, (char *) 0);
+  run("recycle-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/recycle", strstr(PMC, "riscv") ? RECYCLED : RECYCLED_ARM64,
+      "1", (char *) 0);
   for (round = 0; round < 5; ++round) {
     run("loop-perfpmc", NOBODY, FORCE_PMC, "/bin/loop", RATE, (char *) 0);
     run("loop-perfevent", NOBODY, FORCE_PERF, "/bin/loop", RATE, (char *) 0);
