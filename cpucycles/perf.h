@@ -121,18 +121,24 @@ static inline int cpucycles_perf_page_count(const volatile struct perf_event_mma
 }
 
 /* ticks() of a counter that reads through the page: the page's count while
-   the event sits on counter want (0: any), else read(2).  base is read
-   before the page: a handler that replaces the event in between makes this
-   count low (as any count read before the handler's), never too high. */
+   the event sits on counter want (0: any), else read(2).  The page and the
+   base must belong together: a handler that replaces the thread's event
+   in between publishes a new page (the old one stays mapped, parked, so
+   its address is never reused while the thread lives), and the read is
+   made again. */
 static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                              unsigned int want, unsigned long long (*rdpmc)(unsigned int counter))
 {
-  long long base = t->base, count;
   const volatile struct perf_event_mmap_page *page;
-  CPUCYCLES_PERF_BARRIER();
-  page = t->page;
-  if (page && cpucycles_perf_page_count(page, want, rdpmc, &count)) return base + count;
-  return cpucycles_perf_read(c, t);
+  long long base, count;
+  for (;;) {
+    page = *(const volatile struct perf_event_mmap_page *volatile *) &t->page;
+    CPUCYCLES_PERF_BARRIER();
+    base = t->base;
+    if (!page || !cpucycles_perf_page_count(page, want, rdpmc, &count)) return cpucycles_perf_read(c, t);
+    CPUCYCLES_PERF_BARRIER();
+    if (*(const volatile struct perf_event_mmap_page *volatile *) &t->page == page) return base + count;
+  }
 }
 
 #endif

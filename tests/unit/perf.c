@@ -532,6 +532,44 @@ static unsigned long long fake_rdpmc(unsigned int counter)
   return raw_value;
 }
 
+/* A handler that lands inside a read, after its page and base were
+   loaded, and gives the thread a new event: a new page, and a base that
+   carries the count on (perf.c's change()). */
+static struct perf_event_mmap_page page2;
+static struct cpucycles_perf_thread *interrupted;
+static int swap_inside;
+
+static unsigned long long swapping_rdpmc(unsigned int counter)
+{
+  (void) counter;
+  if (swap_inside) {
+    swap_inside = 0;
+    interrupted->page = &page2;
+    interrupted->base = 7000000;
+  }
+  return 0;
+}
+
+static void page_swapped_inside_a_read(void)
+{
+  static struct cpucycles_perf reader = { 0, swapping_rdpmc, 0, 0, 0 };
+  struct cpucycles_perf_thread t;
+  long long got;
+  memset(&t, 0, sizeof t);
+  memset(&page2, 0, sizeof page2);
+  page.cap_user_rdpmc = page2.cap_user_rdpmc = 1;
+  page.index = page2.index = 3;
+  page.pmc_width = page2.pmc_width = 48;
+  page.offset = 6000000;   /* the old event: its count since base 0 */
+  page2.offset = 10;       /* the new event, just opened */
+  t.page = &page;
+  interrupted = &t;
+  swap_inside = 1;
+  got = cpucycles_perf_ticks(&reader, &t, 0, swapping_rdpmc);
+  check(got == 7000010, "page_read_interrupted_by_a_new_event_reads_again",
+        "got %lld, want 7000010 (6000000: the old page with the old base, below the handler's count)", got);
+}
+
 static long long page_read(const struct perf_event_mmap_page *pc)
 {
   long long count = -1;
@@ -660,6 +698,7 @@ int main(void)
   vendors();
   amd();
   page_reader();
+  page_swapped_inside_a_read();
   open_fallbacks(); /* last: leaves the cycles event missing */
   return checks_failed();
 }
