@@ -303,6 +303,10 @@ int main(void)
   /* after it */
   run("info-root-after", 0, 0, INFO, (char *) 0);
   run("info-nobody-after", NOBODY, 0, INFO, (char *) 0);
+  /* issue 30: the first call, with the core counter now chosen, installs
+     no signal handler (before it, the unit tests ran the same program) */
+  run("nohandler-nobody-after", NOBODY, 0, "/tests/firstcall-nohandler", (char *) 0);
+  run("nohandler-root-after", 0, 0, "/tests/firstcall-nohandler", (char *) 0);
   run_each_cpu("moves-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/moves", cpus);
   run_each_cpu("moves-perfpmc-root", 0, FORCE_PMC, "/bin/moves", cpus);
   run_each_cpu("moves-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/moves", cpus);
