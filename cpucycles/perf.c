@@ -31,7 +31,7 @@ static const char *words(int err)
     case EPERM: return "EPERM: not permitted (paranoid setting or seccomp)";
     case ENOENT: return "ENOENT: no hardware cycle event (no PMU exposed, e.g. in a guest)";
     case ENODEV: return "ENODEV: no PMU for this event";
-    case ENOSYS: return "ENOSYS: kernel without perf_event";
+    case ENOSYS: return "ENOSYS: no perf_event here (an old kernel, or an emulator such as qemu-user)";
     case EOPNOTSUPP: return "EOPNOTSUPP: event not supported here";
     case EINVAL: return "EINVAL: event rejected by this kernel";
     case EMFILE: return "EMFILE: out of file descriptors";

@@ -146,7 +146,7 @@ static void fake_trapper(int i, int sig)
    source: each read of it is counted as persecond asked) and getenv. */
 static long long fake_persecond_value;
 static int fake_persecond_asked;
-static const char *fake_wanted;
+static const char *fake_wanted, *fake_env_persecond;
 
 static long fake_persecond_file(const char *path, long offset, char *buf, size_t size)
 {
@@ -164,6 +164,7 @@ static long fake_persecond_file(const char *path, long offset, char *buf, size_t
 
 static const char *fake_getenv(const char *name)
 {
+  if (!strcmp(name, "cpucyclespersecond")) return fake_env_persecond;
   return strcmp(name, "CPUCYCLES_IMPLEMENTATION") ? 0 : fake_wanted;
 }
 

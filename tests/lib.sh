@@ -97,3 +97,19 @@ staged_libdir() {
 multiarch_dir() {
   ${CC%% *} -print-multiarch 2> /dev/null | grep -v '^$' || true
 }
+# each_staged_libdir NAME FN: for Debian's multiarch directory and lib64,
+# the package staged with that --libdir under prefix /usr in $d (see
+# staged_libdir), then FN ID LIBDIR STAGE; a staging that fails fails
+# NAME_ID, and a compiler without a multiarch name skips NAME_multiarch.
+each_staged_libdir() {
+  el_ma=$(multiarch_dir)
+  [ -n "$el_ma" ] || skip "$1_multiarch" "the compiler names no multiarch directory (-print-multiarch)"
+  for el_libdir in ${el_ma:+lib/$el_ma} lib64; do
+    el_id=$(echo "$el_libdir" | tr -c 'a-z0-9\n' _)
+    if el_why=$(staged_libdir "$d/stage-$el_id" "/usr/$el_libdir"); then
+      "$2" "$el_id" "$el_libdir" "$d/stage-$el_id"
+    else
+      fail "$1_$el_id" "$el_why"
+    fi
+  done
+}

@@ -38,7 +38,8 @@ static void print_name(const char *name)
 {
   int i;
   for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
-    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ? name[i] : '?');
+    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' || name[i] == '.'
+            ? name[i] : '?');
 }
 
 /* The class line (setup's class, counter.h), then three lines of words:
@@ -106,6 +107,7 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
 void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s)
 {
   int i, no_pmu = -1, locked = -1;
+  const char *wanted;
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
            s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
@@ -117,6 +119,12 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
     printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=");
     print_name(s->wanted);
     printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+  }
+  /* the environment's rate is the last source: say when an earlier one won */
+  if ((wanted = cpucycles_os_getenv("cpucyclespersecond")) && strcmp(s->persecond_source, "env cpucyclespersecond")) {
+    printf("cpucycles wanted cpucyclespersecond=");
+    print_name(wanted);
+    printf(" ignored: %s states the rate\n", s->persecond_source);
   }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_trace *t = &s->trace[i];

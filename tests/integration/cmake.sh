@@ -83,20 +83,13 @@ fi
 # DESTDIR under prefix /usr: the package file in LIBDIR/cmake/cpucycles
 # finds the prefix as many levels up, and the consumer links and runs
 # against the staged library
-ma=$(multiarch_dir)
-[ -n "$ma" ] || skip cmake_libdir_multiarch "the compiler names no multiarch directory (-print-multiarch)"
-for libdir in ${ma:+lib/$ma} lib64; do
-  id=$(echo "$libdir" | tr -c 'a-z0-9\n' _)
-  st=$d/stage-$id
-  if ! why=$(staged_libdir "$st" "/usr/$libdir"); then
-    fail "cmake_libdir_$id" "$why"
-    continue
-  fi
+cmake_libdir() { # ID LIBDIR STAGE
+  id=$1 libdir=$2 st=$3
   if ! cmake -S "$d/src" -B "$d/build-$id" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$st/usr" -DWANT="$v" \
        -DLIB64="$([ $libdir = lib64 ] && echo ON || echo OFF)" \
        > "$d/cmake-$id.out" 2>&1 || ! cmake --build "$d/build-$id" > "$d/build-$id.out" 2>&1; then
     fail "cmake_libdir_$id" "$(grep -i -m 3 'error\|could not\|missing' "$d/cmake-$id.out" "$d/build-$id.out")"
-    continue
+    return
   fi
   ok=1
   for prog in consumer consumer_static; do
@@ -108,4 +101,5 @@ for libdir in ${ma:+lib/$ma} lib64; do
       { ok=0; echo "consumer: $(ldd "$d/build-$id/consumer" | grep cpucycles)"; }
   fi
   [ $ok = 1 ] && pass "cmake_libdir_$id" || fail "cmake_libdir_$id" "see above"
-done
+}
+each_staged_libdir cmake_libdir cmake_libdir

@@ -76,26 +76,20 @@ client pkgconfig_define_prefix_client $flags
 # another --libdir: Debian's multiarch directory and lib64.  The .pc file
 # says where (libdir=${exec_prefix}/lib/x86_64-linux-gnu) and a client
 # builds and runs against the staged copy.
-ma=$(multiarch_dir)
-for libdir in ${ma:+lib/$ma} lib64; do
-  id=$(echo "$libdir" | tr -c 'a-z0-9\n' _)
-  st=$d/stage-$id
-  if ! why=$(staged_libdir "$st" "/usr/$libdir"); then
-    fail "pkgconfig_libdir_$id" "$why"
-    continue
-  fi
+pkgconfig_libdir() { # ID LIBDIR STAGE
+  id=$1 libdir=$2 st=$3
   flags=$(PKG_CONFIG_PATH=$st/usr/$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$st pkg-config --cflags --libs libcpucycles)
   case "$flags" in
     *"-I$st/usr/include"*"-L$st/usr/$libdir "*|*"-I$st/usr/include"*"-L$st/usr/$libdir") ;;
-    *) fail "pkgconfig_libdir_$id" "got '$flags'"; continue ;;
+    *) fail "pkgconfig_libdir_$id" "got '$flags'"; return ;;
   esac
   grep -qx "libdir=\${exec_prefix}/$libdir" "$st/usr/$libdir/pkgconfig/libcpucycles.pc" ||
-    { fail "pkgconfig_libdir_$id" "$(grep '^libdir' "$st/usr/$libdir/pkgconfig/libcpucycles.pc")"; continue; }
+    { fail "pkgconfig_libdir_$id" "$(grep '^libdir' "$st/usr/$libdir/pkgconfig/libcpucycles.pc")"; return; }
   libpath=$st/usr/$libdir
   client "pkgconfig_libdir_${id}_client" $flags
   libpath=
-done
-[ -n "$ma" ] || skip pkgconfig_libdir_multiarch "the compiler names no multiarch directory (-print-multiarch)"
+}
+each_staged_libdir pkgconfig_libdir pkgconfig_libdir
 
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 [ "$(pkg-config --modversion libcpucycles)" = "$v" ] && pass pkgconfig_modversion ||

@@ -190,6 +190,23 @@ static void wanted(void)
         "trace_wanted_named", "%s", out);
 }
 
+/* The environment's rate is the last source: the trace says when an
+   earlier one won, and says nothing when it was used. */
+static void env_rate(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 1);
+  fake_env_persecond = "3000000000";
+  trace(1, 2000000000, 0);
+  check(has("cpucycles wanted cpucyclespersecond=3000000000 ignored: file /etc/cpucyclespersecond states the rate", ""),
+        "trace_env_rate_ignored_said", "%s", line("cpucycles wanted "));
+  trace(1, 0, 0); /* the file says 0, no rate: the environment's is taken */
+  check(!strcmp(s.persecond_source, "env cpucyclespersecond") && s.persecond == 3000000000LL &&
+        !strstr(out, "cpucycles wanted cpucyclespersecond"),
+        "trace_env_rate_used_not_said", "source %s, %lld; %s", s.persecond_source, s.persecond, line("cpucycles wanted "));
+  fake_env_persecond = 0;
+}
+
 int main(void)
 {
   (void) skip; (void) fake_trapper; (void) fake_select; /* shared helpers this test has no use for */
@@ -200,5 +217,6 @@ int main(void)
   measured();
   none();
   wanted();
+  env_rate();
   return checks_failed();
 }
