@@ -38,9 +38,9 @@ static struct cpucycles_selection selection;
    running a job dies in it (a seccomp filter, a raw SYS_exit), the kernel
    gives the lock to a waiter with EOWNERDEAD, even when the dead thread
    was the main thread (a zombie, still there for tgkill) or its id was
-   already reused.  Made when the library is loaded and after fork; a call
-   before that finds the plain mutex that all-zero bytes make. */
-static pthread_mutex_t selection_lock, persecond_lock;
+   already reused.  Made robust when the library is loaded and after
+   fork; a call before that finds a plain one. */
+static pthread_mutex_t selection_lock = PTHREAD_MUTEX_INITIALIZER, persecond_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void make_lock(pthread_mutex_t *lock)
 {

@@ -37,7 +37,7 @@ static int no_proc; /* the next step runs without /proc */
 static const char *workdir = "/tmp";
 #define MAXARGS 8
 /* the knobs at boot, which cpucycles-open's OLD values put back by hand */
-static char boot_paranoid[32], boot_access[32];
+static char boot_paranoid[32], boot_access[32], boot_watchdog[32];
 
 static void say(const char *format, ...)
 {
@@ -272,6 +272,7 @@ int main(void)
   knobs("boot");
   knob("boot", "/proc/sys/kernel/perf_event_paranoid", boot_paranoid, sizeof boot_paranoid);
   knob("boot", "/proc/sys/kernel/perf_user_access", boot_access, sizeof boot_access);
+  knob("boot", "/proc/sys/kernel/nmi_watchdog", boot_watchdog, sizeof boot_watchdog);
 
   /* before cpucycles-open: Debian's paranoid 3, perf_user_access 0 */
   run("info-root-before", 0, 0, INFO, (char *) 0);
@@ -345,6 +346,7 @@ int main(void)
   /* and back */
   put_back("/proc/sys/kernel/perf_event_paranoid", boot_paranoid);
   put_back("/proc/sys/kernel/perf_user_access", boot_access);
+  put_back("/proc/sys/kernel/nmi_watchdog", boot_watchdog);
   knobs("after-restore");
   run("info-root-restored", 0, 0, INFO, (char *) 0);
   run("info-nobody-restored", NOBODY, 0, INFO, (char *) 0);
