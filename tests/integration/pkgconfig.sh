@@ -111,8 +111,9 @@ left=$(find "$stage" -type f -o -type l | wc -l)
 trap 'make docs > /dev/null 2>&1; rm -rf "$d"' EXIT
 other=/opt/cpucycles-test
 make install PREFIX="$other" DESTDIR="$stage" > /dev/null 2>&1
-# (a --libdir under the prefix moves with it: LIBDIR = $(PREFIX)/lib/...)
-case "$LIBDIR" in "$PREFIX"/*) olib=$stage$other${LIBDIR#"$PREFIX"} ;; *) olib=$stage$LIBDIR ;; esac
+# (LIBDIR moves with it where configure wrote it as $(PREFIX)/lib/...;
+# an absolute --libdir=/usr/lib64, as %configure gives, stays: make says)
+olib=$stage$(printf 'include build/0/config.mk\nlibdir:\n\t@echo $(LIBDIR)\n' | make -s -f - libdir PREFIX="$other")
 if [ -f "$olib/libcpucycles.so.1" ] &&
    grep -qx "prefix=$other" "$olib/pkgconfig/libcpucycles.pc"; then
   pass make_prefix_override
