@@ -12,7 +12,15 @@ trap 'rm -rf "$d"' EXIT
 # install's records of the directories it made stay in the scratch directory
 export CPUCYCLES_INSTALL_RECORDS=$d
 p=$d/prefix
-sh scripts/install "$PACKAGE" "$p" > "$d/install.out" 2>&1 || { fail cmake_package "install: $(tail -n 2 "$d/install.out")"; exit 0; }
+# the package tree's CMake file was written for configure's --libdir and
+# --includedir (Debian's lib/x86_64-linux-gnu...): under $p they keep
+# their places relative to the prefix
+under_p() { case "$1" in "$PREFIX"/*) echo "$p${1#"$PREFIX"}" ;; *) echo "$p/$2" ;; esac; }
+plib=$(under_p "$LIBDIR" lib)
+# (Fedora's lib64, which CMake searches only where the platform uses it)
+case "$plib" in */lib64) lib64=ON ;; *) lib64=OFF ;; esac
+sh scripts/install "$PACKAGE" "$p" libdir="$plib" includedir="$(under_p "$INCLUDEDIR" include)" \
+  > "$d/install.out" 2>&1 || { fail cmake_package "install: $(tail -n 2 "$d/install.out")"; exit 0; }
 v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
 
 mkdir "$d/src"
@@ -44,7 +52,7 @@ EOF
 # the consumer is compiled by the compiler that built the library, without
 # our flags: a user's project has its own
 cc=${CC%% *}
-if cmake -S "$d/src" -B "$d/build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$p" -DWANT="$v" \
+if cmake -S "$d/src" -B "$d/build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$p" -DLIB64=$lib64 -DWANT="$v" \
      > "$d/cmake.out" 2>&1 &&
    cmake --build "$d/build" > "$d/build.out" 2>&1; then
   pass cmake_find_package
@@ -63,7 +71,7 @@ done
 # the shared one really uses the installed libcpucycles.so.1, the static
 # one no shared library at all
 if command -v ldd > /dev/null 2>&1; then
-  ldd "$d/build/consumer" | grep -q "libcpucycles.so.1 => $p/lib/libcpucycles.so.1" ||
+  ldd "$d/build/consumer" | grep -q "libcpucycles.so.1 => $plib/libcpucycles.so.1" ||
     { ok=0; echo "consumer: $(ldd "$d/build/consumer" | grep cpucycles)"; }
   ! ldd "$d/build/consumer_static" | grep -q libcpucycles ||
     { ok=0; echo "consumer_static links libcpucycles.so"; }
@@ -71,7 +79,7 @@ fi
 [ $ok = 1 ] && pass cmake_targets_link_and_count || fail cmake_targets_link_and_count "see above"
 
 # a version after ours is not found
-if cmake -S "$d/src" -B "$d/build2" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$p" -DWANT=$((v + 1)) \
+if cmake -S "$d/src" -B "$d/build2" -DCMAKE_C_COMPILER="$cc" -DCMAKE_PREFIX_PATH="$p" -DLIB64=$lib64 -DWANT=$((v + 1)) \
      > "$d/cmake2.out" 2>&1; then
   fail cmake_newer_version_refused "find_package($((v + 1))) succeeded"
 else

@@ -12,6 +12,8 @@ d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 stage=$d/stage
 root=$stage$PREFIX
+# each part where configure put it (a packager's --libdir, --mandir...)
+lib=$stage$LIBDIR inc=$stage$INCLUDEDIR man=$stage$MANDIR doc=$stage$DOCDIR bin=$stage$BINDIR
 
 if ! make install DESTDIR="$stage" > "$d/install.log" 2>&1; then
   fail pkgconfig_destdir_install "$(tail -n 3 "$d/install.log")"
@@ -20,25 +22,24 @@ fi
 
 # what the staged tree holds
 ok=1
-for f in include/cpucycles.h lib/libcpucycles.a lib/libcpucycles.so.1 lib/libcpucycles.so \
-         lib/pkgconfig/libcpucycles.pc share/man/man3/cpucycles.3 share/man/man3/cpucycles_persecond.3 \
-         share/man/man3/cpucycles_implementation.3 share/man/man3/cpucycles_version.3 \
-         share/man/man3/cpucycles_tracesetup.3 share/man/man1/cpucycles-info.1 \
-         share/man/man1/cpucycles-open.1 share/doc/libcpucycles/README.md \
-         share/doc/libcpucycles/LICENSE share/doc/libcpucycles/examples/measure.c; do
-  [ -e "$root/$f" ] || { ok=0; echo "missing $f"; }
+for f in "$inc/cpucycles.h" "$lib/libcpucycles.a" "$lib/libcpucycles.so.1" "$lib/libcpucycles.so" \
+         "$lib/pkgconfig/libcpucycles.pc" "$man/man3/cpucycles.3" "$man/man3/cpucycles_persecond.3" \
+         "$man/man3/cpucycles_implementation.3" "$man/man3/cpucycles_version.3" \
+         "$man/man3/cpucycles_tracesetup.3" "$man/man1/cpucycles-info.1" \
+         "$man/man1/cpucycles-open.1" "$doc/README.md" "$doc/LICENSE" "$doc/examples/measure.c"; do
+  [ -e "$f" ] || { ok=0; echo "missing ${f#"$stage"}"; }
 done
 for f in doc/*.md; do
   [ -f "$f" ] || continue
-  [ -f "$root/share/doc/libcpucycles/${f#doc/}" ] || { ok=0; echo "missing share/doc/libcpucycles/${f#doc/}"; }
+  [ -f "$doc/${f#doc/}" ] || { ok=0; echo "missing $DOCDIR/${f#doc/}"; }
 done
 for c in $COMMANDS; do
-  [ -x "$root/bin/$c" ] || { ok=0; echo "missing bin/$c"; }
+  [ -x "$bin/$c" ] || { ok=0; echo "missing $BINDIR/$c"; }
 done
 [ $ok = 1 ] && pass destdir_install_holds_docs_man_pc || fail destdir_install_holds_docs_man_pc "see above"
 
 # the .pc file names the final prefix, never the stage
-pc=$root/lib/pkgconfig/libcpucycles.pc
+pc=$lib/pkgconfig/libcpucycles.pc
 grep -qx "prefix=$PREFIX" "$pc" && ! grep -q "$stage" "$pc" && pass pkgconfig_prefix_is_final ||
   fail pkgconfig_prefix_is_final "$(grep '^prefix' "$pc")"
 
@@ -46,7 +47,7 @@ if ! command -v pkg-config > /dev/null 2>&1; then
   skip pkgconfig_client "pkg-config is not installed"
   exit 0
 fi
-export PKG_CONFIG_PATH="$root/lib/pkgconfig"
+export PKG_CONFIG_PATH="$lib/pkgconfig"
 unset PKG_CONFIG_LIBDIR
 
 # client NAME FLAGS...: build tests/clients/client.c with FLAGS, run it
@@ -56,7 +57,7 @@ client() {
     fail "$name" "does not build with $*: $(head -n 2 "$d/$name.log")"
     return
   fi
-  LD_LIBRARY_PATH=${libpath:-$root/lib} $RUN "$d/$name" "$name" > "$d/$name.out" 2>&1
+  LD_LIBRARY_PATH=${libpath:-$lib} $RUN "$d/$name" "$name" > "$d/$name.out" 2>&1
   st=$?
   grep -E '^(pass|fail) ' "$d/$name.out"
   [ $st = 0 ] && grep -q "^info [a-z0-9-]* [0-9]\{8\}$" "$d/$name.out" && pass "$name" ||
@@ -65,7 +66,7 @@ client() {
 
 flags=$(PKG_CONFIG_SYSROOT_DIR=$stage pkg-config --cflags --libs libcpucycles)
 case "$flags" in
-  *"-I$root/include"*"-L$root/lib"*) pass pkgconfig_sysroot_flags ;;
+  *"-I$inc"*"-L$lib"*) pass pkgconfig_sysroot_flags ;;
   *) fail pkgconfig_sysroot_flags "got '$flags'" ;;
 esac
 client pkgconfig_sysroot_client $flags
@@ -104,8 +105,12 @@ left=$(find "$stage" -type f -o -type l | wc -l)
 trap 'make docs > /dev/null 2>&1; rm -rf "$d"' EXIT
 other=/opt/cpucycles-test
 make install PREFIX="$other" DESTDIR="$stage" > /dev/null 2>&1
-if [ -f "$stage$other/lib/libcpucycles.so.1" ] &&
-   grep -qx "prefix=$other" "$stage$other/lib/pkgconfig/libcpucycles.pc"; then
+# (LIBDIR moves with it where configure wrote it as $(PREFIX)/lib/...;
+# an absolute --libdir=/usr/lib64, as %configure gives, stays)
+olib=$(find "$stage" -name libcpucycles.so.1 | sed -n 's|/libcpucycles.so.1$||p' | head -n 1)
+case "$olib" in "$stage$other"/*|"$stage$LIBDIR") moved=yes ;; *) moved=no ;; esac
+if [ $moved = yes ] &&
+   grep -qx "prefix=$other" "$olib/pkgconfig/libcpucycles.pc"; then
   pass make_prefix_override
 else
   fail make_prefix_override "no files or wrong prefix under $stage$other"
