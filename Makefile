@@ -119,6 +119,12 @@ test-cross:
 test-system:
 	SYSTEM_INSTALL="$(SYSTEM_INSTALL)" sh scripts/system-test
 
+# the recipes of doc/packaging built, installed and used (doc/install.md);
+# installs Debian's tools and the packages only with PACKAGE_INSTALL=yes
+# (or CI=true), else runs what it can and skips the rest
+test-packages:
+	PACKAGE_INSTALL="$(PACKAGE_INSTALL)" sh scripts/package-test
+
 # the release tarball, libcpucycles-VERSION.tar.gz, from the tree (the
 # files git tracks): the same bytes every time; needs no configure
 dist:
@@ -134,4 +140,4 @@ distclean:
 
 .PHONY: default all configured unconfigured docs install uninstall configured-settings \
         unconfigured-settings \
-        test test-without-optional test-sanitize test-cross test-system bench dist clean distclean FORCE
+        test test-without-optional test-sanitize test-cross test-system test-packages bench dist clean distclean FORCE
