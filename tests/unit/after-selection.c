@@ -37,10 +37,13 @@ static void *hammer(void *arg)
    one 20 ms run of the parent once counted 105 million ticks and three
    of the child more than 4 times that (a 2-core host at load 14).  So
    each side takes the least of TRIES runs, each shorter than a time
-   slice: noise only ever adds, and the least is the work's own count
-   on both sides. */
+   slice and spread apart by sleeps (a burst of other work once stretched
+   all ten runs of the parent, back to back, under make test-sanitize):
+   noise only ever adds, and the least is the work's own count on both
+   sides. */
 #define SPIN 2000000L
 #define TRIES 10
+#define APART_NS 5000000L
 static volatile long spun;
 
 static long long spin_work(void)
@@ -53,10 +56,13 @@ static long long spin_work(void)
 
 static long long least_work(void)
 {
+  struct timespec apart = { 0, APART_NS };
   long long least = spin_work(), c;
   int i;
-  for (i = 1; i < TRIES; ++i)
+  for (i = 1; i < TRIES; ++i) {
+    nanosleep(&apart, 0);
     if ((c = spin_work()) < least) least = c;
+  }
   return least;
 }
 
