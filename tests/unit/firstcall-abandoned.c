@@ -215,6 +215,19 @@ static void hold(void)
 
 #define ROUNDS 10
 
+/* whether the kernel keeps this thread's robust futex list, which is
+   what hands a dead thread's lock on (qemu-user cannot) */
+static int kernel_releases_robust_locks(void)
+{
+#if defined(__linux__) && defined(SYS_get_robust_list)
+  void *head = 0;
+  size_t len = 0;
+  return syscall(SYS_get_robust_list, 0, &head, &len) == 0 && head;
+#else
+  return 0;
+#endif
+}
+
 static void repeat(int (*test)(void), const char *name)
 {
   int i, bad = 0, worst = 0, r;
@@ -232,7 +245,12 @@ int main(void)
          "pthread_exit from a signal handler fails here even without the library (qemu-ppc aborts)");
   else
     repeat(thread_exit_in_handler, "first_call_left_by_pthread_exit_later_calls_sane");
-  repeat(killed_inside, "first_call_thread_killed_later_calls_sane");
+  if (!kernel_releases_robust_locks())
+    skip("first_call_thread_killed_later_calls_sane",
+         "no robust futex lists here (qemu-user answers set_robust_list with ENOSYS): a thread killed inside the "
+         "first call is not noticed (doc/api.md)");
+  else
+    repeat(killed_inside, "first_call_thread_killed_later_calls_sane");
   repeat(ended_after_finishing, "first_call_thread_ending_after_it_is_done_selects_once");
   return checks_failed();
 }

@@ -10,21 +10,33 @@
 #include <errno.h>
 #include <signal.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include "check.h"
 #include "cpucycles.h"
 
 static int installs; /* calls that set a handler */
 
+#ifdef __GLIBC__
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* glibc's, static or shared */
+#endif
+
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+#ifdef __GLIBC__
+  if (act) ++installs;
+  return __sigaction(sig, act, old);
+#else
   int (*real)(int, const struct sigaction *, struct sigaction *);
   if (act) ++installs;
   *(void **) &real = dlsym(RTLD_NEXT, "sigaction");
   if (!real) {
-    errno = ENOSYS; /* a static C library: refused, and counted */
+    errno = ENOSYS; /* refused, and counted */
     return -1;
   }
   return real(sig, act, old);
+#endif
 }
 
 /* Linux x86 says everything through prctl, the rdpmc files and the perf
@@ -32,8 +44,9 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
    has it (not under qemu-user, whose /proc is the host's) */
 static int kernel_can_say(void)
 {
-#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__))
-  return 1;
+#if defined(__linux__) && (defined(__x86_64__) || defined(__i386__)) && defined(PR_GET_TSC)
+  int mode; /* qemu-user does not answer PR_GET_TSC */
+  return prctl(PR_GET_TSC, &mode, 0, 0, 0) == 0;
 #elif defined(__linux__) && (defined(__aarch64__) || defined(__riscv))
   return access("/proc/sys/kernel/perf_user_access", R_OK) == 0;
 #else
