@@ -486,21 +486,19 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
   c->toggle = 0;
-  if (advances(c, t)) {
-    if (!probe->say) /* an E-core refusal matters more */
-      cpucycles_say(probe, "one event per thread; past %d threads at once or %ld perf fds (a quarter of the fd limit) a thread counts time",
-                    SLOTS, cpucycles_os_fd_limit() / 4);
-    return 1;
+  if (!advances(c, t)) {
+    c->toggle = 1;
+    if (!advances(c, t)) {
+      cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
+      cpucycles_perf_close(c);
+      return 0;
+    }
   }
-  c->toggle = 1;
-  if (advances(c, t)) {
-    if (!probe->say) /* an E-core refusal matters more */
-      cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
-    return 1;
-  }
-  cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
-  cpucycles_perf_close(c);
-  return 0;
+  if (!probe->say) /* an E-core refusal matters more */
+    cpucycles_say(probe, c->toggle ? "plain read of the count does not advance; reading between disable and enable"
+                                   : "one event per thread; past %d threads at once or %ld perf fds (a quarter of the fd limit) a thread counts time",
+                  SLOTS, cpucycles_os_fd_limit() / 4);
+  return 1;
 }
 
 /* ---- knobs ---- */

@@ -41,7 +41,7 @@ struct cpucycles_perf {
    The events themselves are in perf.c's table, where any thread can give
    them back; slot names them. */
 struct cpucycles_perf_thread {
-  const volatile struct perf_event_mmap_page *page; /* set only while ticks() may read it */
+  const volatile struct perf_event_mmap_page *volatile page; /* set only while ticks() may read it */
   long long base;     /* added to the events' count: counts go on across a new event */
   int slot;           /* 1 + the index of its events in perf.c's table; 0: none */
   unsigned int gen;   /* odd while this thread changes its events */
@@ -132,12 +132,12 @@ static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, str
   const volatile struct perf_event_mmap_page *page;
   long long base, count;
   for (;;) {
-    page = *(const volatile struct perf_event_mmap_page *volatile *) &t->page;
+    page = t->page;
     CPUCYCLES_PERF_BARRIER();
     base = t->base;
     if (!page || !cpucycles_perf_page_count(page, want, rdpmc, &count)) return cpucycles_perf_read(c, t);
     CPUCYCLES_PERF_BARRIER();
-    if (*(const volatile struct perf_event_mmap_page *volatile *) &t->page == page) return base + count;
+    if (t->page == page) return base + count;
   }
 }
 

@@ -84,6 +84,11 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
    if nothing was said */
 const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size);
 
+/* persecond.c: the environment variable that is its last source, and
+   the source's name once it was taken */
+#define CPUCYCLES_PERSECOND_ENV "cpucyclespersecond"
+#define CPUCYCLES_PERSECOND_FROM_ENV "env " CPUCYCLES_PERSECOND_ENV
+
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */
 long long cpucycles_persecond_estimate(const char **source);
 

@@ -97,7 +97,7 @@ static long long from_sysctl(void)
 
 static long long from_env(void)
 {
-  const char *text = cpucycles_os_getenv("cpucyclespersecond");
+  const char *text = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV);
   return text ? whole(text, strlen(text), 0, 1) : 0;
 }
 
@@ -124,7 +124,7 @@ long long cpucycles_persecond_estimate(const char **source)
   } else if ((hz = from_sysctl())) {
     *source = "sysctl hw.cpufrequency";
   } else if ((hz = from_env())) {
-    *source = "env cpucyclespersecond";
+    *source = CPUCYCLES_PERSECOND_FROM_ENV;
   } else {
     hz = PERSECOND_DEFAULT;
     *source = "default";

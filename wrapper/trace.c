@@ -121,8 +121,8 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
     printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
   }
   /* the environment's rate is the last source: say when an earlier one won */
-  if ((wanted = cpucycles_os_getenv("cpucyclespersecond")) && strcmp(s->persecond_source, "env cpucyclespersecond")) {
-    printf("cpucycles wanted cpucyclespersecond=");
+  if ((wanted = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV)) && strcmp(s->persecond_source, CPUCYCLES_PERSECOND_FROM_ENV)) {
+    printf("cpucycles wanted " CPUCYCLES_PERSECOND_ENV "=");
     print_name(wanted);
     printf(" ignored: %s states the rate\n", s->persecond_source);
   }
