@@ -101,6 +101,8 @@ static void run(void *arg)
   r->measured = trace_has(prefix, 0);
 }
 
+#define PERSECOND_MOST 2000000000LL /* below the default, 2399987654 */
+
 int main(void)
 {
   struct result r;
@@ -113,9 +115,12 @@ int main(void)
   }
   /* the task clock runs at 1 GHz while this thread runs, less when a busy
      machine takes the CPU away in a window (130 MHz seen with 4 other
-     busy processes on 2 cores): never above, and never the default */
+     busy processes on 2 cores), and now and then a little more: a task
+     clock read can run ahead of CLOCK_MONOTONIC for a moment (1.07 and
+     1.10 GHz seen in make test-system's arm64 guest on a loaded host).
+     Never near the 2.4 GHz default, and the trace says "measured". */
   printf("# %lld reads first call, %lld in persecond, persecond %lld\n", r.first_call_reads, r.persecond_reads, r.persecond);
-  check(r.measured && r.persecond >= 1000000LL && r.persecond < 1050000000LL, "persecond_measured_lazily",
+  check(r.measured && r.persecond >= 1000000LL && r.persecond < PERSECOND_MOST, "persecond_measured_lazily",
         "persecond %lld from %s, trace %s", r.persecond, r.chosen, r.measured ? "says measured" : "does not say measured");
   /* 3 windows of 1 ms, each read between clock reads: hundreds of reads;
      the first call must not have spent them */
@@ -127,7 +132,7 @@ int main(void)
   if (!in_child(run_elsewhere, &r, sizeof r) || !strstr(r.chosen, "perf"))
     skip("persecond_measured_from_another_thread", "no perf counter was chosen in this run");
   else
-    check(r.elsewhere == 1 && r.persecond >= 1000000LL && r.persecond < 1050000000LL,
+    check(r.elsewhere == 1 && r.persecond >= 1000000LL && r.persecond < PERSECOND_MOST,
           "persecond_measured_from_another_thread", "trace says measured: %d, persecond %lld", r.elsewhere, r.persecond);
   return checks_failed();
 }
