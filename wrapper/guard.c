@@ -11,10 +11,10 @@
  * - the guarded signals are unblocked for the read (a fault while blocked
  *   would kill the process) and the caller's mask is put back.
  * Another copy of this file in the process (a plugin bundling the library)
- * is recognised by the mark on its handler, and asked for the program's
- * handler it saved, so neither ever saves the other's: nothing forwards in
- * a loop, and the program's handlers come back.  Two copies reading at the
- * same instant may still pass one copy's fault to the program's handler. */
+ * is not told apart: copies guarding one after the other each give back
+ * what they found, but two guarding at the same instant may each save the
+ * other's handler, and a fault that is neither's read then kills the
+ * process. */
 #define _XOPEN_SOURCE 700 /* SA_ONSTACK, ucontext_t */
 #include <pthread.h>
 #include <setjmp.h>
@@ -25,44 +25,12 @@
 
 #define GUARDED 5
 #define SIGNALS 64 /* Linux's; more than the BSDs' */
-#define MAGIC 0x6370756379630002ULL /* a copy answers only its own kind */
 static const int guarded[GUARDED] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
-
-struct ask {
-  unsigned long long magic;
-  const struct sigaction *previous; /* the answer: that copy's saved handlers */
-};
 
 static struct sigaction previous[GUARDED]; /* the program's */
 static volatile int up, ever; /* a read is guarded now; ever was */
 static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's read */
 static CPUCYCLES_THREAD volatile sig_atomic_t caught;
-
-/* The mark of a guard's handler: exactly these signals in its sa_mask,
-   which no program gives a fault handler. */
-static void mark(sigset_t *set)
-{
-  sigemptyset(set);
-  sigaddset(set, SIGTTIN);
-  sigaddset(set, SIGTTOU);
-  sigaddset(set, SIGURG);
-}
-
-/* The program's handler for signal i, given the one installed: a guard's
-   (ours, or another copy's, asked with signal 0) stands for what that
-   guard saved. */
-static struct sigaction program(int i, struct sigaction a)
-{
-  struct ask q = { MAGIC, 0 };
-  sigset_t m;
-  int sig;
-  mark(&m);
-  if (!(a.sa_flags & SA_SIGINFO) || a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) return a;
-  for (sig = 1; sig <= SIGNALS; ++sig)
-    if (sigismember(&a.sa_mask, sig) != sigismember(&m, sig)) return a;
-  a.sa_sigaction(0, 0, &q);
-  return q.previous ? q.previous[i] : a;
-}
 
 static void handler(int sig, siginfo_t *info, void *context);
 
@@ -90,11 +58,6 @@ static void handler(int sig, siginfo_t *info, void *context)
   struct sigaction theirs, dfl = { .sa_handler = SIG_DFL };
   sigset_t during, mask;
   int i, k;
-  if (!sig) { /* another copy asks what this one saved */
-    struct ask *q = context;
-    if (q && q->magic == MAGIC) q->previous = previous;
-    return;
-  }
   /* this thread's read: a fault (si_code > 0, sent by the kernel) or its abort() */
   if (escape && (info->si_code > 0 || (sig == SIGABRT && info->si_pid == getpid()))) {
     caught = sig;
@@ -136,16 +99,16 @@ int cpucycles_guard_read(long long (*ticks)(void))
   sigjmp_buf here;
   sigset_t unblock, mask, pending;
   int i;
-  mark(&guard.sa_mask);
   pthread_sigmask(SIG_SETMASK, 0, &mask);
   sigpending(&pending);
   sigemptyset(&unblock);
   up = ever = 1;
   for (i = 0; i < GUARDED; ++i) {
     if (!sigismember(&mask, guarded[i]) || !sigismember(&pending, guarded[i])) sigaddset(&unblock, guarded[i]);
-    /* saved before the swap, so another thread's signal finds it at once */
-    if (sigaction(guarded[i], 0, &old) == 0) previous[i] = program(i, old);
-    if (sigaction(guarded[i], &guard, &old) == 0) previous[i] = program(i, old);
+    /* saved before the swap, so another thread's signal finds it at once;
+       ours, left by a guard still up, stands for what that one saved */
+    if (sigaction(guarded[i], 0, &old) == 0 && !ours(&old)) previous[i] = old;
+    if (sigaction(guarded[i], &guard, &old) == 0 && !ours(&old)) previous[i] = old;
   }
   pthread_sigmask(SIG_UNBLOCK, &unblock, 0);
   if (!sigsetjmp(here, 0)) {

@@ -1,8 +1,8 @@
 /* Two copies of the crash guard in one process, as in a program linked
    with the library that loads a plugin bundling its own copy: the
    library's wrapper/guard.c and a second one compiled into this test
-   under other names, with statics of its own.  Their reads interleave
-   step by step, or follow one another; at the end the program's handlers
+   under other names, with statics of its own.  Their reads follow one
+   another; at the end the program's handlers
    must be back exactly, no read's fault may have reached the program,
    and abort() must still kill by SIGABRT (copies that forwarded to each
    other recursed until the stack overflowed: death by SIGSEGV). */
@@ -13,8 +13,6 @@
 #undef cpucycles_guard_read
 #undef cpucycles_guard_forget
 
-#include <errno.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include "check.h"
@@ -28,11 +26,6 @@ int cpucycles_guard_read(long long (*ticks)(void)); /* the library's copy */
 
 typedef int guard_fn(long long (*)(void));
 static guard_fn *const copies[2] = { cpucycles_guard_read, copy2_guard_read };
-
-static void pause_for(sem_t *s)
-{
-  while (sem_wait(s) && errno == EINTR) continue;
-}
 
 /* What a child says before its abort(); its death says the rest. */
 enum { GOOD = 'g', BAD_RESULT = 'r', BAD_HANDLERS = 'h' };
@@ -87,85 +80,7 @@ static const char *ending(char word, int status)
   return text;
 }
 
-/* 1. One order of events, step by step: copy A up; copy B up; A down
-   (B's still there); A up again; B down; A's read faults; A down.  Each
-   copy used to save the other's handler as the program's: A ended up
-   forwarding to B and B to A. */
-static sem_t a_up, b_up, a_up_again, b_down;
-static guard_fn *guard_a, *guard_b;
-static int result_a1, result_a2, result_b;
-
-static long long a_first(void)
-{
-  sem_post(&a_up);
-  pause_for(&b_up);
-  return 1;
-}
-
-static long long a_second(void)
-{
-  sem_post(&a_up_again);
-  pause_for(&b_down);
-  fake_crash(SIGILL);
-  return 1;
-}
-
-static long long b_read(void)
-{
-  sem_post(&b_up);
-  pause_for(&a_up_again);
-  return 1;
-}
-
-static void *copy_a(void *arg)
-{
-  (void) arg;
-  result_a1 = guard_a(a_first);
-  result_a2 = guard_a(a_second);
-  return 0;
-}
-
-static void *copy_b(void *arg)
-{
-  (void) arg;
-  pause_for(&a_up);
-  result_b = guard_b(b_read);
-  sem_post(&b_down);
-  return 0;
-}
-
-static char interleaved(void)
-{
-  pthread_t a, b;
-  note_handlers();
-  sem_init(&a_up, 0, 0);
-  sem_init(&b_up, 0, 0);
-  sem_init(&a_up_again, 0, 0);
-  sem_init(&b_down, 0, 0);
-  pthread_create(&a, 0, copy_a, 0);
-  pthread_create(&b, 0, copy_b, 0);
-  pthread_join(a, 0);
-  pthread_join(b, 0);
-  if (result_a1 || result_b || result_a2 != fake_signal(SIGILL)) return BAD_RESULT;
-  return handlers_back() ? GOOD : BAD_HANDLERS;
-}
-
-static void step_by_step(void)
-{
-  int k, status = 0;
-  for (k = 0; k < 2; ++k) {
-    char word;
-    const char *how;
-    guard_a = copies[k];
-    guard_b = copies[1 - k];
-    word = (char) run_child(interleaved, &status);
-    how = ending(word, status);
-    check(!strcmp(how, "ok"), k ? "copies_step_by_step_plugin_first" : "copies_step_by_step_library_first",
-          "%s", how);
-  }
-}
-
-/* 2. The copies' reads fault in turn, one after the other, over and over
+/* The copies' reads fault in turn, one after the other, over and over
    (two copies reading at the same instant may pass one's fault to the
    program's handler: doc/selection.md). */
 static long long fault_ill(void)
@@ -201,7 +116,6 @@ static void one_after_the_other(void)
 
 int main(void)
 {
-  step_by_step();
   one_after_the_other();
   return checks_failed();
 }
