@@ -19,14 +19,13 @@
 #define CPUCYCLES_EXTEND32 (-4)          /* core-cycle counter, only 32 bits */
 /* > 0: an off-core clock with that many ticks per second */
 
-/* What setup reports besides its class.  Its words are kept as a format
-   and its arguments, and made only when somebody prints them: formatting
-   in the first call cost more than the rest of the rule. */
+/* What setup reports besides its class.  Its words are made only where
+   the caller set speak (a trace asked before the selection): formatting
+   in every first call cost more than the rest of the rule. */
 #define CPUCYCLES_WHY 160
-#define CPUCYCLES_SAY_ARGS 3
 struct cpucycles_probe {
-  const char *say; /* why it skipped, or where its rate came from: %s %d %u %ld %lu only */
-  union { long long n; const char *s; } arg[CPUCYCLES_SAY_ARGS]; /* strings must be static */
+  int speak;                 /* set by the caller: keep the words */
+  char words[CPUCYCLES_WHY]; /* why it skipped, or where its rate came from; "" if unsaid */
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
@@ -38,8 +37,7 @@ struct cpucycles_probe {
 #define CPUCYCLES_NEED_PMU 1  /* no PMU is exposed here (a guest) */
 #define CPUCYCLES_NEED_OPEN 2 /* a knob cpucycles-open sets stands in the way */
 
-/* Keeps the words for probe, printf-style (cpucycles/probe.c); a trace
-   makes them into text (wrapper/trace.c) */
+/* printf into probe->words where probe->speak asks for them (cpucycles/probe.c) */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access

@@ -401,7 +401,7 @@ static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t
    thread has none yet.  Time counts from here until a new event does. */
 static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  struct cpucycles_probe unheard; /* why a thread's event did not open: nobody asks */
+  struct cpucycles_probe unheard = { 0 }; /* why a thread's event did not open: nobody asks */
   long long now, count, v;
   ++t->gen;
   CPUCYCLES_PERF_BARRIER();
@@ -494,7 +494,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
       return 0;
     }
   }
-  if (!probe->say) /* an E-core refusal matters more */
+  if (!probe->words[0]) /* an E-core refusal matters more */
     cpucycles_say(probe, c->toggle ? "plain read of the count does not advance; reading between disable and enable"
                                    : "one event per thread; past %d threads at once or %ld perf fds (a quarter of the fd limit) a thread counts time",
                   SLOTS, cpucycles_os_fd_limit() / 4);

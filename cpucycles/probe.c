@@ -3,25 +3,17 @@
    number parser, the knobs, and /proc/cpuinfo read in pieces of whole
    lines. */
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "counter.h"
 
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
-  const char *f;
-  int n = 0, longer;
   va_list ap;
+  if (!probe->speak) return;
   va_start(ap, format);
-  probe->say = format;
-  for (f = format; *f && n < CPUCYCLES_SAY_ARGS; ++f) {
-    if (*f != '%') continue;
-    f += 1 + (longer = f[1] == 'l');
-    if (*f == 's') probe->arg[n++].s = va_arg(ap, const char *);
-    else if (*f == 'd') probe->arg[n++].n = longer ? va_arg(ap, long) : va_arg(ap, int);
-    else if (*f == 'u') probe->arg[n++].n = longer ? (long long) va_arg(ap, unsigned long) : va_arg(ap, unsigned);
-    if (!*f) break;
-  }
+  vsnprintf(probe->words, sizeof probe->words, format, ap);
   va_end(ap);
 }
 

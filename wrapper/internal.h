@@ -80,10 +80,6 @@ void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, co
    with the chosen counter's class and what it means, in words. */
 void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
 
-/* trace.c: a probe's words as text (CPUCYCLES_WHY bytes are enough), ""
-   if nothing was said */
-const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size);
-
 /* persecond.c: the environment variable that is its last source, and
    the source's name once it was taken */
 #define CPUCYCLES_PERSECOND_ENV "cpucyclespersecond"

@@ -290,6 +290,7 @@ static int set_up(struct selecting *w, int i)
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
   close_others(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
+  t->probe.speak = w->measure_all; /* only a trace prints the words */
   setup = t->setup = counter->setup(&t->probe);
   if (setup == CPUCYCLES_SKIP) {
     t->fail = "setup skipped";

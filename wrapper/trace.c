@@ -10,30 +10,6 @@
 
 #define STATED_TOLERANCE 0.01 /* a stated rate this far from the measured one is said */
 
-const char *cpucycles_words(const struct cpucycles_probe *probe, char *text, size_t size)
-{
-  const char *f = probe->say ? probe->say : "";
-  size_t used = 0;
-  int n = 0;
-  for (; *f && used + 1 < size; ++f) {
-    char number[24];
-    const char *piece = number;
-    if (*f != '%') {
-      text[used++] = *f;
-      continue;
-    }
-    f += 1 + (f[1] == 'l');
-    if (!*f) break;
-    if (*f == 's')
-      piece = n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].s : "";
-    else
-      snprintf(number, sizeof number, "%lld", n < CPUCYCLES_SAY_ARGS ? probe->arg[n++].n : 0);
-    while (*piece && used + 1 < size) text[used++] = *piece++;
-  }
-  text[used] = 0;
-  return text;
-}
-
 static void print_name(const char *name)
 {
   int i;
@@ -42,63 +18,35 @@ static void print_name(const char *name)
             ? name[i] : '?');
 }
 
-/* The class line (setup's class, counter.h), then three lines of words:
-   what the count is, what that means for a number, and what would give
-   core cycles here.  The last names the first dropped counter whose
-   probe needs a PMU (no_pmu) or cpucycles-open (locked); -1 where none
-   does.  A class unknown to
+/* The class line (setup's class, counter.h), then what would give core
+   cycles here: that names the first dropped counter whose probe needs a
+   PMU (no_pmu) or cpucycles-open (locked); -1 where none does.  What each
+   class means for a number is in cpucycles-info(1).  A class unknown to
    selection never gets here: it drops the counter. */
 static void print_verdict(const struct cpucycles_counter *table, const struct cpucycles_selection *s, int no_pmu,
                           int locked)
 {
-  static const char differ[] = "the core's own cycles differ from the count whenever the core runs at another "
-                               "rate (turbo, power saving, thermal limits, another kind of core)";
   const char *c = table[s->chosen].name;
   long long kind = s->trace[s->chosen].precision ? s->trace[s->chosen].setup : CPUCYCLES_SKIP;
-  char text[CPUCYCLES_WHY];
 
   if (kind > 0)
     printf("cpucycles class %s offcore rate %lld\n", c, kind);
   else
     printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core" : kind == CPUCYCLES_EXTEND32 ? "core32"
            : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : kind ? "offcore rate measured" : "none");
-  if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32) {
-    printf("cpucycles counts core cycles: %s counts the cycles the core runs, at whatever rate it runs%s\n", c,
-           kind == CPUCYCLES_EXTEND32 ? " (32 bits, extended to 64 by the library)" : "");
-    printf("cpucycles meaning a count is work in core cycles, not time: seconds are cycles over the rate the core "
-           "really ran at, which the persecond line only estimates\n");
+  if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32)
     printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
-    return;
-  }
-  if (kind > 0)
-    printf("cpucycles counts an off-core clock: %s ticks %lld times a second whatever the core does, multiplied "
-           "into cycles at persecond\n", c, kind);
-  else if (kind == CPUCYCLES_MAYBECYCLECOUNTER)
-    printf("cpucycles counts an off-core clock: %s reads the time-stamp counter, which on current x86 CPUs ticks "
-           "at a fixed rate whatever the core does; its ticks are used as cycles, unscaled\n", c);
-  else if (kind)
-    printf("cpucycles counts an off-core clock: %s ticks at a fixed rate whatever the core does, scaled to "
-           "persecond by a ratio the library measured\n", c);
-  else
-    printf("cpucycles counts nothing: no counter worked, and %s always returns 0\n", c);
-  if (!kind)
-    printf("cpucycles meaning every count is 0: nothing can be timed with this library here\n");
-  else if (kind == CPUCYCLES_MAYBECYCLECOUNTER)
-    printf("cpucycles meaning a count is elapsed time in ticks of that clock (cpucycles-info's observed lines "
-           "measure their rate); %s\n", differ);
-  else
-    printf("cpucycles meaning a count is elapsed time in units of 1/%lld second; %s\n", s->persecond, differ);
-  if (s->wanted && !s->wanted_refused)
+  else if (s->wanted && !s->wanted_refused)
     printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let the library "
            "choose\n", c);
   else if (no_pmu >= 0)
     printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
            "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose it\n",
-           table[no_pmu].name, cpucycles_words(&s->trace[no_pmu].probe, text, sizeof text));
+           table[no_pmu].name, s->trace[no_pmu].probe.words);
   else if (locked >= 0)
     printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel setting keeps a "
            "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every user\n",
-           table[locked].name, cpucycles_words(&s->trace[locked].probe, text, sizeof text));
+           table[locked].name, s->trace[locked].probe.words);
   else
     printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say "
            "why\n");
@@ -128,8 +76,7 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
   }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_trace *t = &s->trace[i];
-    char text[CPUCYCLES_WHY];
-    const char *why = cpucycles_words(&t->probe, text, sizeof text);
+    const char *why = t->probe.words;
     double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", table[i].name);
     if (i == s->chosen && t->precision)

@@ -27,10 +27,12 @@ static long syscall3(long n, long a, long b, long c)
   return a0;
 }
 
-/* the words a counter reports, kept as their format (no printf here) */
+/* the words a counter reports, as their format (no printf here) */
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
-  probe->say = format;
+  unsigned int i;
+  for (i = 0; format[i] && i + 1 < sizeof probe->words; ++i) probe->words[i] = format[i];
+  probe->words[i] = 0;
 }
 
 /* no files here: every knob reads as absent, as on a kernel without it */
@@ -82,9 +84,9 @@ void _start(void)
   result(setup != CPUCYCLES_SKIP, "freestanding_setup_does_not_skip");
   put(" class ");
   put_number((long) setup);
-  if (probe.say) {
+  if (probe.words[0]) {
     put(" says: ");
-    put(probe.say);
+    put(probe.words);
   }
   if (probe.may_trap) put(" (may trap: read unguarded here)");
   put("\n");

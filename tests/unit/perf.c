@@ -19,13 +19,10 @@ int main(void)
 #include "perf.h"
 #include "x86.h"
 
-/* a probe's words, made (the last two stay valid at once) */
+/* a probe's words */
 static const char *words(const struct cpucycles_probe *probe)
 {
-  static char text[2][CPUCYCLES_WHY];
-  static int k;
-  k = !k;
-  return cpucycles_words(probe, text[k], sizeof text[k]);
+  return probe->words;
 }
 
 
@@ -403,6 +400,7 @@ static int user_counter(const char *knob, struct cpucycles_probe *said)
   page.index = 33; /* the counter the event sits on */
   file("/proc/sys/kernel/perf_user_access", knob);
   memset(said, 0, sizeof *said);
+  said->speak = 1;
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_user_counter(&p, &t, said);
   if (ok) {
@@ -433,6 +431,7 @@ static void user_access(void)
     machine(AMD);
     map_fails = 1;
     memset(&said, 0, sizeof said);
+    said.speak = 1;
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
     check(!ok && opens == 1 && still_open() == 0 && t.slot == 0 && has(words(&said), "mmap"),
@@ -448,6 +447,7 @@ static void user_access(void)
     machine(AMD);
     page.cap_user_rdpmc = 1;
     memset(&said, 0, sizeof said);
+    said.speak = 1;
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
     check(!ok && still_open() == 0 && mapped == 0 && has(words(&said), "index 0"), "user_counter_index_0_skips",
@@ -631,6 +631,7 @@ static int open_cycles(struct cpucycles_probe *said)
   struct cpucycles_perf_thread t;
   int ok, fds;
   memset(said, 0, sizeof *said);
+  said->speak = 1;
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_setup(&p, &t, said);
   fds = still_open();

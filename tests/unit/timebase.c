@@ -9,13 +9,10 @@
 #include "fakeos.h"
 #include "ppc-timebase.h"
 
-/* a probe's words, made (the last two stay valid at once) */
+/* a probe's words */
 static const char *words(const struct cpucycles_probe *probe)
 {
-  static char text[2][CPUCYCLES_WHY];
-  static int k;
-  k = !k;
-  return cpucycles_words(probe, text[k], sizeof text[k]);
+  return probe->words;
 }
 
 
@@ -43,6 +40,7 @@ static const char power9[] =
 static long long timebase_class(struct cpucycles_probe *probe)
 {
   memset(probe, 0, sizeof *probe);
+  probe->speak = 1;
   return ppc_timebase_setup(probe);
 }
 

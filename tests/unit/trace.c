@@ -62,16 +62,16 @@ static int has(const char *prefix, const char *word)
 }
 
 /* The verdict comes last, in order: the class line right after the
-   counter lines, then counts, meaning, corecycles. */
+   counter lines, then corecycles. */
 static int verdict_last(void)
 {
-  const char *order[] = { "cpucycles class ", "cpucycles counts ", "cpucycles meaning ", "cpucycles corecycles " };
+  const char *order[] = { "cpucycles class ", "cpucycles corecycles " };
   const char *l = strrchr(out, '\n'), *counter = 0, *p;
   int k;
   for (p = out; (p = strstr(p, "\ncpucycles counter ")); ++p) counter = p + 1;
   if (!counter || !l || l[1]) return 0;
   l = strchr(counter, '\n') + 1; /* the line after the last counter line */
-  for (k = 0; k < 4; ++k, l = strchr(l, '\n') + 1)
+  for (k = 0; k < 2; ++k, l = strchr(l, '\n') + 1)
     if (strncmp(l, order[k], strlen(order[k]))) return 0;
   return !*l;
 }
@@ -83,10 +83,6 @@ static void core(void)
   trace(1, 1000000000, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake0 core") && verdict_last(), "trace_core_class_last",
         "%s", out);
-  check(has("cpucycles counts core cycles: fake0 counts the cycles the core runs, at whatever rate it runs", "") &&
-        !has("cpucycles counts ", "32 bits"), "trace_core_counts", "%s", line("cpucycles counts "));
-  check(has("cpucycles meaning a count is work in core cycles, not time", ""), "trace_core_meaning", "%s",
-        line("cpucycles meaning "));
   check(!strcmp(line("cpucycles corecycles "), "cpucycles corecycles yes: fake0 is a core cycle counter"),
         "trace_core_corecycles", "%s", line("cpucycles corecycles "));
 }
@@ -101,8 +97,6 @@ static void core32(void)
   fakes[0].wrap32 = 1;
   trace(1, 1000000000, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake0 core32") && verdict_last() &&
-        has("cpucycles counts core cycles: fake0 counts the cycles the core runs",
-            " (32 bits, extended to 64 by the library)") &&
         has("cpucycles corecycles yes: fake0 ", ""), "trace_core32_words", "%s", out);
 }
 
@@ -120,10 +114,6 @@ static void offcore_locked(void)
   trace(3, 2400000000LL, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake1 offcore rate 24000000") && verdict_last(),
         "trace_offcore_class", "%s", out);
-  check(has("cpucycles counts an off-core clock: fake1 ticks 24000000 times a second whatever the core does", ""),
-        "trace_offcore_counts", "%s", line("cpucycles counts "));
-  check(has("cpucycles meaning a count is elapsed time in units of 1/2400000000 second; ", "the core's own cycles differ"),
-        "trace_offcore_meaning", "%s", line("cpucycles meaning "));
   check(has("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: ",
             "(fake0: perf_user_access is 0; run cpucycles-open as root)"),
         "trace_locked_counter_named", "%s", line("cpucycles corecycles "));
@@ -139,10 +129,7 @@ static void maybecore_no_pmu(void)
   fakes[1].need = CPUCYCLES_NEED_PMU;
   fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 20);
   trace(3, 2400000000LL, 0);
-  check(!strcmp(line("cpucycles class "), "cpucycles class fake2 maybecore") && verdict_last() &&
-        has("cpucycles counts an off-core clock: fake2 reads the time-stamp counter, which on current x86 CPUs "
-            "ticks at a fixed rate", "its ticks are used as cycles, unscaled") &&
-        has("cpucycles meaning a count is elapsed time in ticks of that clock", "the core's own cycles differ"),
+  check(!strcmp(line("cpucycles class "), "cpucycles class fake2 maybecore") && verdict_last(),
         "trace_maybecore_words", "%s", out);
   check(has("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
             "cpucycles-open cannot change that ", "(fake1: no PMU exposed (CPUID leaf 0xA reports version 0))"),
@@ -158,8 +145,6 @@ static void measured(void)
   fakes[0].advance_ns = 100;
   trace(1, 2400000000LL, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake0 offcore rate measured") && verdict_last() &&
-        has("cpucycles counts an off-core clock: fake0 ticks at a fixed rate whatever the core does", "measured") &&
-        has("cpucycles meaning a count is elapsed time in units of 1/2400000000 second", "") &&
         has("cpucycles corecycles none of the core cycle counters compiled in works here", ""),
         "trace_measured_words", "%s", out);
 }
@@ -171,8 +156,6 @@ static void none(void)
   fakes[1].setup = CPUCYCLES_CYCLECOUNTER;
   trace(2, 1000000000, 0);
   check(!strcmp(line("cpucycles class "), "cpucycles class fake1 none") && verdict_last() &&
-        has("cpucycles counts nothing: no counter worked, and fake1 always returns 0", "") &&
-        has("cpucycles meaning every count is 0", "") &&
         has("cpucycles corecycles none of the core cycle counters compiled in works here", ""),
         "trace_none_words", "%s", out);
 }

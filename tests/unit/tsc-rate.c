@@ -23,13 +23,10 @@
 #include "trace.h"
 #include "child.h"
 
-/* a probe's words, made (the last two stay valid at once) */
+/* a probe's words */
 static const char *said(const struct cpucycles_probe *probe)
 {
-  static char text[2][CPUCYCLES_WHY];
-  static int k;
-  k = !k;
-  return cpucycles_words(probe, text[k], sizeof text[k]);
+  return probe->words;
 }
 
 
@@ -95,6 +92,7 @@ static int tsc_off(void)
 static long long tsc_class(struct cpucycles_probe *probe)
 {
   memset(probe, 0, sizeof *probe);
+  probe->speak = 1;
   return cpucycles_x86_tsc_probe(probe);
 }
 
