@@ -1,10 +1,8 @@
 /* What counters' setups and the frequency estimate share (counter.h):
-   the words a setup reports through its probe (kept unformatted), the one
-   number parser, the knobs, and /proc/cpuinfo read in pieces of whole
-   lines. */
+   the words a setup reports through its probe, the one number parser, the
+   knobs, and /proc/cpuinfo's "key: value" lines. */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "counter.h"
 
@@ -24,45 +22,28 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 #define SIGNIFICANT 18 /* decimal digits kept: 10^18 < 2^63 */
 #define DECIMAL_LIMIT 100000000000000000LL /* 10^17: one more digit still fits */
 #define EXPONENT_MOST 100000 /* an exponent beyond any rate: read no further */
-
-static int digit(char c)
-{
-  return c >= '0' && c <= '9';
-}
+#define DIGIT(c) ((c) >= '0' && (c) <= '9')
 
 const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out)
 {
   const char *start = s;
-  long long v = 0, unit = 1;
+  long long v = 0, unit = 1, x = 0;
   long e = exp10;
-  int kept = 0, point = 0;
-
-  for (; digit(*s) || (*s == '.' && !point); ++s) {
-    if (*s == '.') {
-      point = 1;
-    } else if (kept == SIGNIFICANT) {
-      e += !point;
-    } else {
-      v = v * 10 + (*s - '0');
-      kept += v != 0;
-      e -= point;
-    }
-  }
+  int kept = 0, point = 0, minus;
+  for (; DIGIT(*s) || (*s == '.' && !point); ++s)
+    if (*s == '.') point = 1;
+    else if (kept == SIGNIFICANT) e += !point;
+    else v = v * 10 + (*s - '0'), kept += v != 0, e -= point;
   if (s == start + point) return 0; /* no digit, only perhaps the point */
   if (exponent && (*s == 'e' || *s == 'E')) {
-    long x = 0;
-    int negative = 0;
-    ++s;
-    if (*s == '+' || *s == '-') negative = *s++ == '-';
-    if (!digit(*s)) return 0;
-    for (; digit(*s); ++s)
-      if (x < EXPONENT_MOST) x = x * 10 + (*s - '0');
-    e += negative ? -x : x;
+    minus = s[1] == '-';
+    s += 1 + (s[1] == '+' || s[1] == '-');
+    if (!DIGIT(*s)) return 0;
+    for (; DIGIT(*s); ++s) x = x < EXPONENT_MOST ? x * 10 + (*s - '0') : x;
+    e += minus ? -x : x;
   }
-  for (; v && e > 0; --e) {
+  for (; v && e > 0; --e, v *= 10)
     if (v >= DECIMAL_LIMIT) return 0;
-    v *= 10;
-  }
   /* v < 10^18, so unit stays a power of ten no greater: where e is still
      negative after it passed v, v is under a tenth of the divisor and
      rounds to 0 */
@@ -89,70 +70,50 @@ static const char *blanks(const char *s)
   return s;
 }
 
-/* The next piece of path that holds only whole lines, read into text from
-   *offset on, which it advances.  Returns the piece's length (its start
-   in *piece; the byte after it is NUL), or 0 at the end, on an error or
-   past most bytes.  A piece after the first is read from one byte
-   earlier: that byte must be a newline, else the piece starts inside a
-   line (one longer than the buffer, or the file changed between reads),
-   which is skipped.  A last line without its newline counts only at the
-   end of the file: a line cut by the buffer is never read as a shorter
-   one.  A read short of its buffer is the last: read_text stops short
-   only at the file's end (or on a read error, where nothing further is
-   trusted). */
-static long read_lines(const char *path, long *offset, long most, char *text, size_t size, char **piece)
+/* value() of the line's VALUE where line is "KEY<blanks>:<blanks>VALUE"
+   with a KEY of keys[], else 0 */
+static long long match(const char *const keys[], long long (*value)(const char *s, const char *eol),
+                       const char *line, const char *eol, int *key)
 {
-  while (*offset < most) {
-    long start = *offset > 0 ? *offset - 1 : 0;
-    long n = cpucycles_os_read_text(path, start, text, size);
-    char *first = text + (*offset > 0), *p = first, *end, *q;
-    if (n <= (*offset > 0)) return 0;
-    end = text + n;
-    if (*offset > 0 && text[0] != '\n') {
-      q = memchr(p, '\n', (size_t) (end - p));
-      p = q ? q + 1 : end;
-    }
-    if (n < (long) size - 1) {
-      *offset = most;
-    } else {
-      for (q = end; q > p && q[-1] != '\n'; --q) {}
-      if (q == p) {
-        /* no whole line here: read again from p, or, if p is where the
-           piece began, skip a line longer than the buffer */
-        *offset = start + (p > first ? p - text : n);
-        continue;
-      }
-      *q = 0;
-      end = q;
-      *offset = start + (q - text);
-    }
-    if (end > p) {
-      *piece = p;
-      return (long) (end - p);
-    }
+  long long got;
+  for (*key = 0; keys[*key]; ++*key) {
+    size_t length = strlen(keys[*key]);
+    const char *s = blanks(line + length);
+    if ((size_t) (eol - line) > length && !strncmp(line, keys[*key], length) && *s == ':' &&
+        (got = value(blanks(s + 1), eol)))
+      return got;
   }
   return 0;
 }
 
+/* The file is read a buffer at a time; the partial line at a buffer's end
+   is carried to the front of the next.  A line that fills the whole
+   buffer is skipped to its end (cut), and a last line without its
+   newline counts only at the end of the file: a line cut short is never
+   read as a shorter one.  A read short of its room is the last (read_text
+   stops short only at the end, or on an error, past which nothing is
+   trusted). */
 long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
                             char *text, size_t size, size_t first, long most, int *key)
 {
-  long offset = 0, n;
-  char *piece;
-  while ((n = read_lines("/proc/cpuinfo", &offset, most, text, offset ? size : first, &piece)) > 0) {
-    const char *line = piece, *end = piece + n;
-    for (; line < end; ++line) {
-      const char *eol = memchr(line, '\n', (size_t) (end - line)), *s;
-      long long got;
+  long offset = 0, n, room;
+  size_t kept = 0;
+  int cut = 0;
+  for (room = (long) first - 1; offset < most; room = (long) (size - kept) - 1) {
+    char *line = text, *end, *eol;
+    long long got;
+    if ((n = cpucycles_os_read_text("/proc/cpuinfo", offset, text + kept, (size_t) room + 1)) < 0) return 0;
+    offset += n;
+    end = text + kept + n;
+    for (; line < end && ((eol = memchr(line, '\n', (size_t) (end - line))) || n < room); line = eol + 1) {
       if (!eol) eol = end;
-      for (*key = 0; keys[*key]; ++*key) {
-        size_t length = strlen(keys[*key]);
-        if ((size_t) (eol - line) <= length || strncmp(line, keys[*key], length)) continue;
-        s = blanks(line + length);
-        if (*s == ':' && (got = value(blanks(s + 1), eol))) return got;
-      }
-      line = eol;
+      if (!cut && (got = match(keys, value, line, eol, key))) return got;
+      cut = 0;
     }
+    if (n < room) return 0;
+    kept = (size_t) (end - line);
+    if (kept == size - 1) cut = 1, kept = 0; /* the whole buffer is one line */
+    memmove(text, line, kept);
   }
   return 0;
 }

@@ -176,9 +176,7 @@ static long long first_call(void)
    chosen counter is unscaled and its own rate is the one to report. */
 static void persecond_job(void)
 {
-  struct cpucycles_selection *s = &selection;
-  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
-  cpucycles_persecond_measured(cpucycles_counters, s, s->chosen);
+  cpucycles_persecond_settle(cpucycles_counters, &selection, selection.chosen, selection.chosen + 1);
 }
 
 /* this thread's estimate from a handler inside its own first call */

@@ -44,16 +44,6 @@ struct cpucycles_selection {
 void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
                       struct cpucycles_selection *out);
 
-/* select.c: counter k's rate in ticks per second, timed against the
-   monotonic clock over a few milliseconds (modulo 2^32 for a 32-bit
-   counter) the first time it is asked for, and kept in s->trace[k]. */
-long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
-
-/* select.c: where persecond is still the default guess and counter k is
-   a working core cycle counter, persecond becomes its rate.  1 if it did;
-   0 otherwise, or if the counter hardly moves (below 1 MHz). */
-int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
-
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */
 int cpucycles_guard_read(long long (*ticks)(void));
@@ -87,5 +77,22 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
 
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */
 long long cpucycles_persecond_estimate(const char **source);
+
+/* persecond.c: s->persecond, made once by the estimate; where that is
+   only the default guess, the first working core cycle counter among
+   table[from..to) gives its rate instead ("measured", in a few ms).
+   Returns that counter's index, or -1 where none was timed here. */
+int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to);
+
+/* persecond.c: the rate of ticks in ticks per second, over each of
+   CPUCYCLES_RATE_WINDOWS windows of 1 ms against the monotonic clock
+   (modulo 2^32 where only32), in increasing order. */
+#define CPUCYCLES_RATE_WINDOWS 3
+void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS]);
+
+/* persecond.c: counter k's rate, the median window, timed the first time
+   it is asked for and kept in s->trace[k] for whoever asks next (the
+   32-bit extension, persecond, the trace's check of a stated rate). */
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 
 #endif

@@ -1,7 +1,10 @@
-/* Where cpucycles_persecond() comes from (SPEC 3 step 1): the first source
-   that yields a sane value wins.  Numbers are parsed exactly, as integers.
-   Nothing here writes shared state or allocates, so a signal handler may
-   call it (the re-entered first call does); no source runs a program. */
+/* Where cpucycles_persecond() comes from: the estimate (SPEC 3 step 1),
+   where the first source that yields a sane value wins, and where the OS
+   states no rate, a working core cycle counter's rate, timed against the
+   clock (most arm64 machines have no cpufreq).  Numbers are parsed
+   exactly, as integers.  The estimate writes no shared state and
+   allocates nothing, so a signal handler may call it (the re-entered
+   first call does); no source runs a program. */
 #include <string.h>
 #include "internal.h"
 
@@ -130,4 +133,72 @@ long long cpucycles_persecond_estimate(const char **source)
     *source = "default";
   }
   return hz;
+}
+
+/* ---- rates timed against the monotonic clock ---- */
+
+#define RATE_WINDOW_NS 1000000LL /* a window is 1 ms */
+#define ENDPOINT_SLACK_NS 5000   /* an endpoint read this long is retried ... */
+#define ENDPOINT_TRIES 8         /* ... a few times */
+
+/* A read of ticks bracketed by the clock; a preemption between the clock
+   reads shows as a wide bracket. */
+static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
+{
+  long long before = 0;
+  int try;
+  for (try = 0; try < ENDPOINT_TRIES; ++try) {
+    before = cpucycles_os_nanoseconds();
+    *value = ticks();
+    *ns = cpucycles_os_nanoseconds();
+    if (*ns - before <= ENDPOINT_SLACK_NS) break;
+  }
+  *ns -= (*ns - before) / 2;
+}
+
+static double window_hz(long long (*ticks)(void), int only32)
+{
+  long long t0, r0, r1, t1, moved;
+  endpoint(ticks, &r0, &t0);
+  do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
+  endpoint(ticks, &r1, &t1);
+  moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
+  return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
+}
+
+void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS])
+{
+  double v;
+  int i, j;
+  for (i = 0; i < CPUCYCLES_RATE_WINDOWS; ++i) {
+    hz[i] = window_hz(ticks, only32);
+    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
+  }
+}
+
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
+{
+  double hz[CPUCYCLES_RATE_WINDOWS];
+  if (!s->trace[k].measured_hz) {
+    cpucycles_rates(table[k].ticks, s->trace[k].only32, hz);
+    s->trace[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
+  }
+  return s->trace[k].measured_hz;
+}
+
+int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to)
+{
+  if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
+  for (; from < to && !strcmp(s->persecond_source, "default"); ++from) {
+    const struct cpucycles_trace *t = &s->trace[from];
+    /* a core cycle counter that passed its precision test */
+    if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32) ||
+        !sane(cpucycles_rate(table, s, from)))
+      continue;
+    s->persecond = t->measured_hz;
+    s->persecond_source = "measured";
+    s->persecond_counter = from;
+    return from;
+  }
+  return -1;
 }

@@ -1,8 +1,9 @@
 /* The selection rule (SPEC 3), in one place, top to bottom:
    cpucycles_select() first, then the steps it takes for each counter:
    try_counter(), set_up() (the probe and a guarded first read), measure()
-   (scaling, precision, the best kept), and the rate and precision
-   measurements they use.  doc/selection.md says the same in prose. */
+   (scaling, precision, the best kept), and the multiplier search and
+   precision test they use (rates are timed in persecond.c).
+   doc/selection.md says the same in prose. */
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
@@ -20,13 +21,8 @@
    of fresh memory) cost the first call two page faults */
 #define PRECISION_CHUNK 125
 
-#define RATE_WINDOWS 3               /* a rate is timed over 3 windows ... */
-#define RATE_WINDOW_NS 1000000LL     /* ... of 1 ms each */
-#define PERSECOND_MEASURED_LEAST 1000000 /* a measured rate below 1 MHz is no rate */
 #define MULTIPLIER_SLOP 0.2
 #define MULTIPLIER_MAXDENOMINATOR 1024
-#define ENDPOINT_SLACK_NS 5000 /* an endpoint read this long is retried ... */
-#define ENDPOINT_TRIES 8       /* ... a few times */
 
 /* The smallest steps seen, in increasing order (0: none yet), each with
    how often.  A step seen once or twice is not trusted: in a guest an
@@ -94,18 +90,13 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, int meas
                                  t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
 }
 
-/* persecond, asked only when a counter needs it.  Where the OS states no
-   rate but a core cycle counter already works, that counter's measured
-   rate is the honest figure (most arm64 machines have no cpufreq). */
+/* persecond, asked only when a counter needs it: made once, by a working
+   core cycle counter's rate where the OS states none */
 static long long persecond(struct selecting *w)
 {
-  struct cpucycles_selection *out = w->out;
-  int k;
-  if (out->persecond) return out->persecond;
-  out->persecond = cpucycles_persecond_estimate(&out->persecond_source);
-  for (k = 0; k < out->count && !cpucycles_persecond_measured(w->table, out, k); ++k) continue;
-  if (k < out->count) w->open[k] = 1; /* its reads may have opened something */
-  return out->persecond;
+  int k = w->out->persecond ? -1 : cpucycles_persecond_settle(w->table, w->out, 0, w->out->count);
+  if (k >= 0) w->open[k] = 1; /* its reads may have opened something */
+  return w->out->persecond;
 }
 
 /* the guard catches only these */
@@ -137,82 +128,19 @@ static void reject(struct selecting *w, int i, const char *why)
   w->open[i] = 0;
 }
 
-/* A counter's rate, timed against the monotonic clock over a window. */
-static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
-{
-  long long before = 0;
-  int try;
-  /* a preemption between the clock reads shows as a wide bracket */
-  for (try = 0; try < ENDPOINT_TRIES; ++try) {
-    before = cpucycles_os_nanoseconds();
-    *value = ticks();
-    *ns = cpucycles_os_nanoseconds();
-    if (*ns - before <= ENDPOINT_SLACK_NS) break;
-  }
-  *ns -= (*ns - before) / 2;
-}
-
-static double window_hz(long long (*ticks)(void), int only32)
-{
-  long long t0, r0, r1, t1, moved;
-  endpoint(ticks, &r0, &t0);
-  do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
-  endpoint(ticks, &r1, &t1);
-  moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
-  return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
-}
-
-/* The rates of RATE_WINDOWS windows, in increasing order */
-static void rates(long long (*ticks)(void), int only32, double hz[RATE_WINDOWS])
-{
-  double v;
-  int i, j;
-  for (i = 0; i < RATE_WINDOWS; ++i) {
-    hz[i] = window_hz(ticks, only32);
-    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
-  }
-}
-
-/* Counter k's rate: the median window, timed once and kept in its trace
-   for whoever asks next (the 32-bit extension, persecond, the trace's
-   check of a stated rate). */
-long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
-{
-  double hz[RATE_WINDOWS];
-  if (!s->trace[k].measured_hz) {
-    rates(table[k].ticks, s->trace[k].only32, hz);
-    s->trace[k].measured_hz = (long long) hz[RATE_WINDOWS / 2];
-  }
-  return s->trace[k].measured_hz;
-}
-
-int cpucycles_persecond_measured(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
-{
-  const struct cpucycles_trace *t = &s->trace[k];
-  long long hz;
-  /* only where the OS gave no rate, and only a core counter that works */
-  if (strcmp(s->persecond_source, "default") || !t->precision || t->penalty > PENALTY_EXTEND32) return 0;
-  hz = cpucycles_rate(table, s, k);
-  if (hz < PERSECOND_MEASURED_LEAST) return 0;
-  s->persecond = hz;
-  s->persecond_source = "measured";
-  s->persecond_counter = k;
-  return 1;
-}
-
 /* FINDMULTIPLIER: persecond over the clock's rate must be close to n/d for
    a small power-of-two d, the same in every window.  Returns the scaling,
    or 0 if none fits. */
 static double find_multiplier(long long (*ticks)(void), long long persecond)
 {
-  double hz[RATE_WINDOWS];
+  double hz[CPUCYCLES_RATE_WINDOWS];
   int i, d;
-  rates(ticks, 0, hz);
+  cpucycles_rates(ticks, 0, hz);
   if (hz[0] <= 0) return 0;
   for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
-    double n = (double) (long long) ((double) persecond / hz[RATE_WINDOWS / 2] * d + 0.5), off;
+    double n = (double) (long long) ((double) persecond / hz[CPUCYCLES_RATE_WINDOWS / 2] * d + 0.5), off;
     int fits = n >= 1;
-    for (i = 0; fits && i < RATE_WINDOWS; ++i) {
+    for (i = 0; fits && i < CPUCYCLES_RATE_WINDOWS; ++i) {
       off = (double) persecond / hz[i] * d - n;
       fits = off >= -MULTIPLIER_SLOP && off <= MULTIPLIER_SLOP;
     }
