@@ -11,6 +11,15 @@
 
 #include "os.h"
 
+/* On what runs once per process or thread (setup, selection, the trace):
+   GCC and clang then optimize it for size, and what it alone calls too,
+   and keep it apart from the reads. */
+#ifdef __GNUC__
+#define CPUCYCLES_COLD __attribute__((cold))
+#else
+#define CPUCYCLES_COLD
+#endif
+
 /* ticks_setup() results */
 #define CPUCYCLES_SKIP 0                 /* not usable here */
 #define CPUCYCLES_CYCLECOUNTER (-1)      /* hardware core-cycle counter, 64 bits */
@@ -38,26 +47,26 @@ struct cpucycles_probe {
 #define CPUCYCLES_NEED_OPEN 2 /* a knob cpucycles-open sets stands in the way */
 
 /* printf into probe->words where probe->speak asks for them (cpucycles/probe.c) */
-void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
+CPUCYCLES_COLD void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
    starts with (a sign allowed): 1 and *value, or 0 where there is no such
    file or number. */
-int cpucycles_read_knob(const char *path, long *value);
+CPUCYCLES_COLD int cpucycles_read_knob(const char *path, long *value);
 #define CPUCYCLES_PERF_USER_ACCESS "/proc/sys/kernel/perf_user_access"
 
 /* The one number parser: "DIGITS[.DIGITS]" at s, and where exponent is
    set also "2.4e9" forms, times 10^exp10, rounded half up, into *out,
    exactly.  Returns the first character after the number, or 0 if there
    is no digit, a bare exponent mark, or a value past 10^18. */
-const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out);
+CPUCYCLES_COLD const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out);
 
 /* The first nonzero value(VALUE, eol) over the lines
    "KEY<blanks>:<blanks>VALUE" of /proc/cpuinfo whose KEY is keys[*key]
    (the list ends with 0), eol being the line's end; read into text (size
    bytes, the first piece at most first), no further than most bytes; 0
    if none. */
-long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
+CPUCYCLES_COLD long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
                             char *text, size_t size, size_t first, long most, int *key);
 
 /* The body of ticks() for a 64-bit counter that 32-bit code reads in
@@ -90,9 +99,9 @@ extern const int cpucycles_counter_count;
 #define ticks COUNTER_NAME(COUNTER, _ticks)
 #define ticks_close COUNTER_NAME(COUNTER, _close)
 
-long long ticks_setup(struct cpucycles_probe *probe);
+CPUCYCLES_COLD long long ticks_setup(struct cpucycles_probe *probe);
 long long ticks(void);
-void ticks_close(void);
+CPUCYCLES_COLD void ticks_close(void);
 #endif
 
 #endif

@@ -41,14 +41,14 @@ struct cpucycles_selection {
    from the environment, persecond estimated only when a counter needs it
    (tests replace both through the OS seam), every counter measured where
    measure_all (a trace asked).  Fills *out; never fails. */
-void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
+CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
                       struct cpucycles_selection *out);
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */
-int cpucycles_guard_read(long long (*ticks)(void));
+CPUCYCLES_COLD int cpucycles_guard_read(long long (*ticks)(void));
 /* In a child forked while a guard was up: put the program's handlers back. */
-void cpucycles_guard_forget(void);
+CPUCYCLES_COLD void cpucycles_guard_forget(void);
 
 /* reads.c: the function cpucycles() points at for a counter (its own
    ticks, or a scaled read, or a 32-bit counter extended using its rate
@@ -56,19 +56,19 @@ void cpucycles_guard_forget(void);
    says ticks is CLOCK_MONOTONIC in nanoseconds, which the scaled read
    then reads itself.  cpucycles_read_trial: the same for the precision
    test, unpublished (scaling 1, as for only32 counters: ticks itself). */
-long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void);
-long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void);
+CPUCYCLES_COLD long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void);
+CPUCYCLES_COLD long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void);
 long long cpucycles_read_scaled(void);
 long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
 
 /* cpucycles.c, for cpucycles_tracesetup() in trace.c: print is to print
    the trace, by the first call if it is still to come, else now. */
-void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s));
+CPUCYCLES_COLD void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s));
 
 /* trace.c: the trace of selection s over table (doc/api.md), ending
    with the chosen counter's class and what it means, in words. */
-void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+CPUCYCLES_COLD void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
 
 /* persecond.c: the environment variable that is its last source, and
    the source's name once it was taken */
@@ -76,23 +76,23 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
 #define CPUCYCLES_PERSECOND_FROM_ENV "env " CPUCYCLES_PERSECOND_ENV
 
 /* persecond.c: SPEC 3 step 1.  Safe to call from a signal handler. */
-long long cpucycles_persecond_estimate(const char **source);
+CPUCYCLES_COLD long long cpucycles_persecond_estimate(const char **source);
 
 /* persecond.c: s->persecond, made once by the estimate; where that is
    only the default guess, the first working core cycle counter among
    table[from..to) gives its rate instead ("measured", in a few ms).
    Returns that counter's index, or -1 where none was timed here. */
-int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to);
+CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to);
 
 /* persecond.c: the rate of ticks in ticks per second, over each of
    CPUCYCLES_RATE_WINDOWS windows of 1 ms against the monotonic clock
    (modulo 2^32 where only32), in increasing order. */
 #define CPUCYCLES_RATE_WINDOWS 3
-void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS]);
+CPUCYCLES_COLD void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS]);
 
 /* persecond.c: counter k's rate, the median window, timed the first time
    it is asked for and kept in s->trace[k] for whoever asks next (the
    32-bit extension, persecond, the trace's check of a stated rate). */
-long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
+CPUCYCLES_COLD long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 
 #endif

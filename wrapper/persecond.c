@@ -29,15 +29,8 @@
 
 #define SYSFS_CPU0 "/sys/devices/system/cpu/cpu0/"
 
-static int sane(long long hz)
-{
-  return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX;
-}
-
-static int blank(char c)
-{
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
+#define SANE(hz) ((hz) >= PERSECOND_MIN && (hz) <= PERSECOND_MAX)
+#define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
 
 /* Text of n bytes that is one number (times 10^exp10) with white space
    around it, or 0.  A NUL inside the text is junk, not its end.  The
@@ -47,11 +40,11 @@ static long long whole(const char *text, size_t n, int exp10, int exponent)
 {
   const char *end = text + n;
   long long hz;
-  while (text < end && blank(*text)) ++text;
+  while (text < end && BLANK(*text)) ++text;
   text = cpucycles_decimal(text, exp10, exponent, &hz);
   if (!text) return 0;
-  while (text < end && blank(*text)) ++text;
-  return text == end && sane(hz) ? hz : 0;
+  while (text < end && BLANK(*text)) ++text;
+  return text == end && SANE(hz) ? hz : 0;
 }
 
 /* A file that is one number.  Up to TEXT_BYTES is read; a file that
@@ -69,15 +62,13 @@ static long long from_file(const char *path, char *text, size_t size, int exp10,
 /* /proc/cpuinfo keys, all in decimal MHz: x86 "cpu MHz", LoongArch
    "CPU MHz", s390x "cpu MHz static", PowerPC "clock" (value ends in MHz). */
 static const char *const cpuinfo_keys[] = { "cpu MHz", "CPU MHz", "cpu MHz static", "clock", 0 };
-static const char *const cpuinfo_words[] = {
-  "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
-  "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock",
-};
+static const char *const cpuinfo_words[] = { "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
+                                              "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock" };
 /* the value is one number, perhaps followed by "MHz": whole() once that
    and the blanks after it are cut off */
 static long long cpuinfo_mhz(const char *s, const char *eol)
 {
-  while (eol > s && blank(eol[-1])) --eol;
+  while (eol > s && BLANK(eol[-1])) --eol;
   if (eol - s >= 3 && !strncmp(eol - 3, "MHz", 3)) eol -= 3;
   return whole(s, (size_t) (eol - s), 6, 0);
 }
@@ -92,16 +83,10 @@ static long long from_sysctl(void)
   value.u64 = 0;
   if (sysctlbyname("hw.cpufrequency", &value, &size, 0, 0) != 0) return 0;
   hz = size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64;
-  return sane(hz) ? hz : 0;
+  return SANE(hz) ? hz : 0;
 #else
   return 0;
 #endif
-}
-
-static long long from_env(void)
-{
-  const char *text = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV);
-  return text ? whole(text, strlen(text), 0, 1) : 0;
 }
 
 /* The reference's order: the administrator's file; cpufreq's fixed speed
@@ -112,6 +97,7 @@ static long long from_env(void)
 long long cpucycles_persecond_estimate(const char **source)
 {
   char text[TEXT_BYTES + 1];
+  const char *env = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV);
   long long hz;
   int key;
   if ((hz = from_file("/etc/cpucyclespersecond", text, sizeof text, 0, 1))) {
@@ -126,7 +112,7 @@ long long cpucycles_persecond_estimate(const char **source)
     *source = cpuinfo_words[key];
   } else if ((hz = from_sysctl())) {
     *source = "sysctl hw.cpufrequency";
-  } else if ((hz = from_env())) {
+  } else if (env && (hz = whole(env, strlen(env), 0, 1))) {
     *source = CPUCYCLES_PERSECOND_FROM_ENV;
   } else {
     hz = PERSECOND_DEFAULT;
@@ -191,11 +177,12 @@ int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpu
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   for (; from < to && !strcmp(s->persecond_source, "default"); ++from) {
     const struct cpucycles_trace *t = &s->trace[from];
+    long long hz;
     /* a core cycle counter that passed its precision test */
-    if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32) ||
-        !sane(cpucycles_rate(table, s, from)))
-      continue;
-    s->persecond = t->measured_hz;
+    if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32)) continue;
+    hz = cpucycles_rate(table, s, from);
+    if (!SANE(hz)) continue;
+    s->persecond = hz;
     s->persecond_source = "measured";
     s->persecond_counter = from;
     return from;
