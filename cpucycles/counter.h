@@ -31,10 +31,10 @@
 /* What setup reports besides its class.  Its words are made only where
    the caller set speak (a trace asked before the selection): formatting
    in every first call cost more than the rest of the rule. */
-#define CPUCYCLES_WHY 160
+#define CPUCYCLES_WORDS 160
 struct cpucycles_probe {
   int speak;                 /* set by the caller: keep the words */
-  char words[CPUCYCLES_WHY]; /* why it skipped, or where its rate came from; "" if unsaid */
+  char words[CPUCYCLES_WORDS]; /* why it skipped, or where its rate came from; "" if unsaid */
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */

@@ -17,7 +17,7 @@
 
 /* The signal a guarded read raised, as the trace says it ("SIGILL"...
    as the counter's words of failure), or 0. */
-static inline int crash_of(const struct cpucycles_trace *t)
+static inline int crash_of(const struct cpucycles_candidate *t)
 {
   static const int sigs[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGABRT };
   static const char *const names[] = { "SIGILL", "SIGFPE", "SIGBUS", "SIGSEGV", "SIGABRT" };

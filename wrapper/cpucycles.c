@@ -216,7 +216,7 @@ static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
   once(&persecond_state, &persecond_lock, persecond_job);
-  if (s->trace[s->chosen].precision && s->trace[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
+  if (s->candidate[s->chosen].precision && s->candidate[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
   printer(cpucycles_counters, s);
 }
 

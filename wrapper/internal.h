@@ -12,7 +12,7 @@
 #define CPUCYCLES_MAXCOUNTERS 16 /* a host compiles a dozen at most; configure checks */
 
 /* What selection learned about one counter. */
-struct cpucycles_trace {
+struct cpucycles_candidate {
   long long setup;     /* ticks_setup() result */
   long long precision; /* 0: not usable */
   long long step;      /* the step its precision test found */
@@ -34,7 +34,7 @@ struct cpucycles_selection {
   long long (*read)(void);    /* what cpucycles will point at */
   const char *wanted;         /* CPUCYCLES_IMPLEMENTATION, if set */
   const char *wanted_refused; /* why it was not used, if it was not */
-  struct cpucycles_trace trace[CPUCYCLES_MAXCOUNTERS];
+  struct cpucycles_candidate candidate[CPUCYCLES_MAXCOUNTERS];
 };
 
 /* select.c: the whole rule (SPEC 3) over table: CPUCYCLES_IMPLEMENTATION
@@ -91,7 +91,7 @@ CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *ta
 CPUCYCLES_COLD void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS]);
 
 /* persecond.c: counter k's rate, the median window, timed the first time
-   it is asked for and kept in s->trace[k] for whoever asks next (the
+   it is asked for and kept in s->candidate[k] for whoever asks next (the
    32-bit extension, persecond, the trace's check of a stated rate). */
 CPUCYCLES_COLD long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
 

@@ -36,7 +36,7 @@
    around it, or 0.  A NUL inside the text is junk, not its end.  The
    byte after the text must not continue a number (a NUL at a file's or
    the environment's end, the blank or "MHz" cut off a cpuinfo line). */
-static long long whole(const char *text, size_t n, int exp10, int exponent)
+static long long one_number(const char *text, size_t n, int exp10, int exponent)
 {
   const char *end = text + n;
   long long hz;
@@ -56,7 +56,7 @@ static long long from_file(const char *path, char *text, size_t size, int exp10,
   long n = cpucycles_os_read_text(path, 0, text, size);
   if (n <= 0) return 0;
   if (n == (long) size - 1 && cpucycles_os_read_text(path, n, more, sizeof more) != 0) return 0;
-  return whole(text, (size_t) n, exp10, exponent);
+  return one_number(text, (size_t) n, exp10, exponent);
 }
 
 /* /proc/cpuinfo keys, all in decimal MHz: x86 "cpu MHz", LoongArch
@@ -64,13 +64,13 @@ static long long from_file(const char *path, char *text, size_t size, int exp10,
 static const char *const cpuinfo_keys[] = { "cpu MHz", "CPU MHz", "cpu MHz static", "clock", 0 };
 static const char *const cpuinfo_words[] = { "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
                                               "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock" };
-/* the value is one number, perhaps followed by "MHz": whole() once that
+/* the value is one number, perhaps followed by "MHz": one_number() once that
    and the blanks after it are cut off */
 static long long cpuinfo_mhz(const char *s, const char *eol)
 {
   while (eol > s && BLANK(eol[-1])) --eol;
   if (eol - s >= 3 && !strncmp(eol - 3, "MHz", 3)) eol -= 3;
-  return whole(s, (size_t) (eol - s), 6, 0);
+  return one_number(s, (size_t) (eol - s), 6, 0);
 }
 
 static long long from_sysctl(void)
@@ -112,7 +112,7 @@ long long cpucycles_persecond_estimate(const char **source)
     *source = cpuinfo_words[key];
   } else if ((hz = from_sysctl())) {
     *source = "sysctl hw.cpufrequency";
-  } else if (env && (hz = whole(env, strlen(env), 0, 1))) {
+  } else if (env && (hz = one_number(env, strlen(env), 0, 1))) {
     *source = CPUCYCLES_PERSECOND_FROM_ENV;
   } else {
     hz = PERSECOND_DEFAULT;
@@ -165,18 +165,18 @@ void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_R
 long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
 {
   double hz[CPUCYCLES_RATE_WINDOWS];
-  if (!s->trace[k].measured_hz) {
-    cpucycles_rates(table[k].ticks, s->trace[k].only32, hz);
-    s->trace[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
+  if (!s->candidate[k].measured_hz) {
+    cpucycles_rates(table[k].ticks, s->candidate[k].only32, hz);
+    s->candidate[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
   }
-  return s->trace[k].measured_hz;
+  return s->candidate[k].measured_hz;
 }
 
 int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to)
 {
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   for (; from < to && !strcmp(s->persecond_source, "default"); ++from) {
-    const struct cpucycles_trace *t = &s->trace[from];
+    const struct cpucycles_candidate *t = &s->candidate[from];
     long long hz;
     /* a core cycle counter that passed its precision test */
     if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32)) continue;

@@ -51,7 +51,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, int meas
                       struct cpucycles_selection *out)
 {
   struct selecting w = { .table = table, .measure_all = measure_all, .out = out };
-  struct cpucycles_trace *t;
+  struct cpucycles_candidate *t;
   int i, wanted = -1;
 
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
@@ -67,14 +67,14 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, int meas
   if (out->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
   if (wanted >= 0) {
     try_counter(&w, wanted);
-    if (out->chosen < 0) out->wanted_refused = out->trace[wanted].fail;
+    if (out->chosen < 0) out->wanted_refused = out->candidate[wanted].fail;
   }
 
   if (out->chosen < 0)
     for (i = 0; i < count; ++i) try_counter(&w, i);
   else
     for (i = 0; i < count; ++i)
-      if (i != wanted) out->trace[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
+      if (i != wanted) out->candidate[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
 
   for (i = 0; i < count; ++i)
     if (i != out->chosen && w.open[i]) table[i].close();
@@ -85,7 +85,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, int meas
     return;
   }
   /* a 32-bit counter is extended at its own rate, timed here */
-  t = &out->trace[out->chosen];
+  t = &out->candidate[out->chosen];
   out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
                                  t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
 }
@@ -123,7 +123,7 @@ static void close_others(struct selecting *w, int i)
 
 static void reject(struct selecting *w, int i, const char *why)
 {
-  w->out->trace[i].fail = why;
+  w->out->candidate[i].fail = why;
   w->table[i].close();
   w->open[i] = 0;
 }
@@ -157,16 +157,11 @@ static void add_step(long long step[], int seen[], long long s)
   int i, j;
   for (i = 0; i < STEPS_KEPT && step[i] && step[i] < s; ++i) continue;
   if (i == STEPS_KEPT) return;
-  if (step[i] == s) {
-    ++seen[i];
-    return;
+  if (step[i] != s) { /* a new step: the larger ones move up, the largest out */
+    for (j = STEPS_KEPT - 1; j > i; --j) step[j] = step[j - 1], seen[j] = seen[j - 1];
+    step[i] = s, seen[i] = 0;
   }
-  for (j = STEPS_KEPT - 1; j > i; --j) {
-    step[j] = step[j - 1];
-    seen[j] = seen[j - 1];
-  }
-  step[i] = s;
-  seen[i] = 1;
+  ++seen[i];
 }
 
 /* Precision: PRECISION_CALLS reads must never decrease and must increase
@@ -211,7 +206,7 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
 static int set_up(struct selecting *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
-  struct cpucycles_trace *t = &w->out->trace[i];
+  struct cpucycles_candidate *t = &w->out->candidate[i];
   long long setup;
   int crash;
 
@@ -247,7 +242,7 @@ static int set_up(struct selecting *w, int i)
 static void measure(struct selecting *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
-  struct cpucycles_trace *t = &w->out->trace[i];
+  struct cpucycles_candidate *t = &w->out->candidate[i];
   const char *fail;
   long long step;
 
@@ -270,7 +265,7 @@ static void measure(struct selecting *w, int i)
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0;
   t->unmeasured = 0;
-  if (w->out->chosen < 0 || t->precision < w->out->trace[w->out->chosen].precision) w->out->chosen = i;
+  if (w->out->chosen < 0 || t->precision < w->out->candidate[w->out->chosen].precision) w->out->chosen = i;
 }
 
 /* A counter that cannot beat the best so far is left unmeasured; such
@@ -283,12 +278,12 @@ static void try_counter(struct selecting *w, int i)
   int k;
   if (!set_up(w, i)) return;
   if (!w->measure_all && out->chosen >= 0 &&
-      SMALLEST_STEP + out->trace[i].penalty + ORDER_BUMP * w->working >= out->trace[out->chosen].precision) {
-    out->trace[i].fail = "not measured: cannot beat the counter already found";
-    out->trace[i].unmeasured = 1;
+      SMALLEST_STEP + out->candidate[i].penalty + ORDER_BUMP * w->working >= out->candidate[out->chosen].precision) {
+    out->candidate[i].fail = "not measured: cannot beat the counter already found";
+    out->candidate[i].unmeasured = 1;
     return;
   }
   for (k = 0; k < i; ++k)
-    if (out->trace[k].unmeasured) measure(w, k);
+    if (out->candidate[k].unmeasured) measure(w, k);
   measure(w, i);
 }

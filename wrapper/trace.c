@@ -27,7 +27,7 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
                           int locked)
 {
   const char *c = table[s->chosen].name;
-  long long kind = s->trace[s->chosen].precision ? s->trace[s->chosen].setup : CPUCYCLES_SKIP;
+  long long kind = s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
 
   if (kind > 0)
     printf("cpucycles class %s offcore rate %lld\n", c, kind);
@@ -42,11 +42,11 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
   else if (no_pmu >= 0)
     printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
            "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose it\n",
-           table[no_pmu].name, s->trace[no_pmu].probe.words);
+           table[no_pmu].name, s->candidate[no_pmu].probe.words);
   else if (locked >= 0)
     printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel setting keeps a "
            "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every user\n",
-           table[locked].name, s->trace[locked].probe.words);
+           table[locked].name, s->candidate[locked].probe.words);
   else
     printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say "
            "why\n");
@@ -58,7 +58,7 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
   const char *wanted;
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
-           s->trace[i].precision, s->trace[i].scaling, s->trace[i].only32);
+           s->candidate[i].precision, s->candidate[i].scaling, s->candidate[i].only32);
   printf("cpucycles persecond-source %s", s->persecond_source);
   if (!strcmp(s->persecond_source, "measured"))
     printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
@@ -75,7 +75,7 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
     printf(" ignored: %s states the rate\n", s->persecond_source);
   }
   for (i = 0; i < s->count; ++i) {
-    const struct cpucycles_trace *t = &s->trace[i];
+    const struct cpucycles_candidate *t = &s->candidate[i];
     const char *why = t->probe.words;
     double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", table[i].name);
@@ -85,7 +85,7 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
       printf("chosen as the last resort: nothing else worked");
     else if (t->precision)
       printf("not chosen: precision %lld, %s has %lld", t->precision, table[s->chosen].name,
-             s->trace[s->chosen].precision);
+             s->candidate[s->chosen].precision);
     else
       printf("dropped: %s", t->fail ? t->fail : "unknown");
     printf("%s%s", why[0] ? "; " : "", why);

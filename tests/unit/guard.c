@@ -77,9 +77,9 @@ static void blocked_signals(void)
   fake_select(4, 1000000000, &s);
   pthread_sigmask(SIG_SETMASK, 0, &after);
   pthread_sigmask(SIG_SETMASK, &saved, 0);
-  check(crash_of(&s.trace[0]) == fake_signal(SIGILL) && crash_of(&s.trace[1]) == SIGSEGV && crash_of(&s.trace[2]) == fake_signal(SIGBUS) && s.chosen == 3,
-        "blocked_signals_faults_caught", "crashes %d %d %d, chosen %d", crash_of(&s.trace[0]), crash_of(&s.trace[1]),
-        crash_of(&s.trace[2]), s.chosen);
+  check(crash_of(&s.candidate[0]) == fake_signal(SIGILL) && crash_of(&s.candidate[1]) == SIGSEGV && crash_of(&s.candidate[2]) == fake_signal(SIGBUS) && s.chosen == 3,
+        "blocked_signals_faults_caught", "crashes %d %d %d, chosen %d", crash_of(&s.candidate[0]), crash_of(&s.candidate[1]),
+        crash_of(&s.candidate[2]), s.chosen);
   check(same_mask(&before, &after), "blocked_signals_mask_restored_exactly", "the mask changed");
 }
 
@@ -151,8 +151,8 @@ static void other_threads_faults(void)
   check(bad == 0 && good > 0 && during_window > 0, "other_threads_faults_keep_their_siginfo",
         "%ld faults with the right siginfo (%ld while the guard was up), %ld without (e.g. si_code %d si_addr %p, "
         "page %p)", good, during_window, bad, bad_code, bad_addr, (void *) page);
-  check(crash_of(&s.trace[1]) == fake_signal(SIGILL) && s.chosen == 0, "other_threads_faults_selecting_thread_still_guarded",
-        "crash %d chosen %d", crash_of(&s.trace[1]), s.chosen);
+  check(crash_of(&s.candidate[1]) == fake_signal(SIGILL) && s.chosen == 0, "other_threads_faults_selecting_thread_still_guarded",
+        "crash %d chosen %d", crash_of(&s.candidate[1]), s.chosen);
   munmap(page, (size_t) pagesize);
   set_default();
 }
@@ -304,9 +304,9 @@ static void chaining_installed_meanwhile(void)
   chained = 0;
   fake_select(2, 1000000000, &s);
   sigaction(SIGSEGV, 0, &now);
-  check(crash_of(&s.trace[0]) == SIGSEGV && chained == 1 && s.chosen == 1 && now.sa_sigaction == chaining,
+  check(crash_of(&s.candidate[0]) == SIGSEGV && chained == 1 && s.chosen == 1 && now.sa_sigaction == chaining,
         "handler_installed_during_read_chains_fault_back", "crash %d, chained %d times, chosen %d, %s after",
-        crash_of(&s.trace[0]), chained, s.chosen, now.sa_sigaction == chaining ? "theirs" : "not theirs");
+        crash_of(&s.candidate[0]), chained, s.chosen, now.sa_sigaction == chaining ? "theirs" : "not theirs");
   set_default();
 }
 
@@ -375,8 +375,8 @@ static void sent_signal_not_swallowed(void)
   pthread_sigmask(SIG_UNBLOCK, &only, &saved);
   fake_select(1, 1000000000, &s);
   pthread_sigmask(SIG_SETMASK, &saved, 0);
-  check(sent_code == SI_USER && crash_of(&s.trace[0]) == 0 && s.chosen == 0, "sent_signal_reaches_program_not_guard",
-        "handler saw si_code %d; crash %d chosen %d", sent_code, crash_of(&s.trace[0]), s.chosen);
+  check(sent_code == SI_USER && crash_of(&s.candidate[0]) == 0 && s.chosen == 0, "sent_signal_reaches_program_not_guard",
+        "handler saw si_code %d; crash %d chosen %d", sent_code, crash_of(&s.candidate[0]), s.chosen);
   set_default();
 }
 
@@ -415,8 +415,8 @@ static void dispositions(void)
   fakes[0].may_trap = 1;
   fakes[0].during = kill_fpe;
   fake_select(1, 1000000000, &s);
-  check(crash_of(&s.trace[0]) == 0 && s.chosen == 0, "ignored_signal_with_siginfo_flag_stays_ignored",
-        "crash %d chosen %d", crash_of(&s.trace[0]), s.chosen);
+  check(crash_of(&s.candidate[0]) == 0 && s.chosen == 0, "ignored_signal_with_siginfo_flag_stays_ignored",
+        "crash %d chosen %d", crash_of(&s.candidate[0]), s.chosen);
 
   /* SIGBUS with a one-shot handler: a kill runs it and puts the default
      back, as the kernel would have */

@@ -234,9 +234,9 @@ static long long probe(const struct cpucycles_counter *c, const char **says)
   table[0].ticks = fake_ticks;
   table[0].close = c->close;
   cpucycles_select(table, 1, 1, &s);
-  probed = s.trace[0].probe;
-  *says = words(&s.trace[0].probe);
-  return s.trace[0].setup;
+  probed = s.candidate[0].probe;
+  *says = words(&s.candidate[0].probe);
+  return s.candidate[0].setup;
 }
 
 static int has(const char *text, const char *part)

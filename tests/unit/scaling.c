@@ -18,12 +18,12 @@ static void fixed_rate(void)
   fakes[0].ticks_per_ns = 0.001;
   fakes[0].advance_ns = 1000;
   fake_select(1, 3000000000LL, &s);
-  check(s.chosen == 0 && s.trace[0].scaling == 3000, "fixed_rate_scaling_is_persecond_over_rate",
-        "scaling %f", s.trace[0].scaling);
+  check(s.chosen == 0 && s.candidate[0].scaling == 3000, "fixed_rate_scaling_is_persecond_over_rate",
+        "scaling %f", s.candidate[0].scaling);
   a = s.read();
   b = s.read(); /* one tick later */
-  check(b - a == 3000 && s.trace[0].precision == 3000 + 1000, "fixed_rate_counts_scaled",
-        "step %lld precision %lld", b - a, s.trace[0].precision);
+  check(b - a == 3000 && s.candidate[0].precision == 3000 + 1000, "fixed_rate_counts_scaled",
+        "step %lld precision %lld", b - a, s.candidate[0].precision);
 }
 
 static double multiplier(double ticks_per_ns, long long persecond)
@@ -34,18 +34,18 @@ static double multiplier(double ticks_per_ns, long long persecond)
   fakes[0].ticks_per_ns = ticks_per_ns;
   fakes[0].advance_ns = 100;
   fake_select(1, persecond, &s);
-  return s.trace[0].scaling;
+  return s.candidate[0].scaling;
 }
 
 static void find_multiplier(void)
 {
   double m = multiplier(0.024, 2400000000LL); /* 24 MHz at 2.4 GHz */
-  check(m == 100 && s.chosen == 0 && s.trace[0].precision > 0, "multiplier_24mhz_is_100",
+  check(m == 100 && s.chosen == 0 && s.candidate[0].precision > 0, "multiplier_24mhz_is_100",
         "scaling %f", m);
   m = multiplier(0.054, 1500000000LL); /* 54 MHz at 1.5 GHz: 27.78 ~ 111/4 */
   check(m == 27.75, "multiplier_54mhz_is_111_over_4", "scaling %f", m);
   m = multiplier(3.0, 1000000000LL); /* 1/3: no n/2^k within 0.2 */
-  check(m == 0 && s.trace[0].precision == 0, "multiplier_one_third_dropped", "scaling %f", m);
+  check(m == 0 && s.candidate[0].precision == 0, "multiplier_one_third_dropped", "scaling %f", m);
 }
 
 /* A 32-bit counter at 1 THz wraps every 4.3 ms of fake time.  Over 10^6
@@ -63,8 +63,8 @@ static void extend32(void)
   fakes[0].advance_ns = 1;
   fakes[0].wrap32 = 1;
   fake_select(1, 1050000000000LL, &s);
-  check(s.chosen == 0 && s.trace[0].only32 == 1 && s.read == cpucycles_read_extended,
-        "extend32_chosen_and_extended", "chosen %d only32 %d", s.chosen, s.trace[0].only32);
+  check(s.chosen == 0 && s.candidate[0].only32 == 1 && s.read == cpucycles_read_extended,
+        "extend32_chosen_and_extended", "chosen %d only32 %d", s.chosen, s.candidate[0].only32);
 
   fake_clock_step = 0; /* the clock moves only when the test says */
   fakes[0].advance_ns = 0;
@@ -135,8 +135,8 @@ static void extend32_measured_raw(void)
   fake_stepper(0, CPUCYCLES_EXTEND32, 8);
   fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 1);
   fake_select(2, 1000000000, &s);
-  check(s.chosen == 1 && s.trace[0].precision == 308 && fake_clock_reads == 0, "extend32_precision_reads_no_clock",
-        "chosen %d, precision %lld, %lld clock reads", s.chosen, s.trace[0].precision, fake_clock_reads);
+  check(s.chosen == 1 && s.candidate[0].precision == 308 && fake_clock_reads == 0, "extend32_precision_reads_no_clock",
+        "chosen %d, precision %lld, %lld clock reads", s.chosen, s.candidate[0].precision, fake_clock_reads);
 }
 
 static long no_file(const char *path, long offset, char *buf, size_t size)
@@ -166,9 +166,9 @@ static void measured_persecond(void)
   fakes[1].advance_ns = 16;
   cpucycles_select(fake_table, 2, 1, &s);
   check(s.persecond > 999000000 && s.persecond < 1001000000 && !strcmp(s.persecond_source, "measured") &&
-        s.persecond_counter == 0 && s.trace[1].scaling > 15.98 && s.trace[1].scaling < 16.02,
+        s.persecond_counter == 0 && s.candidate[1].scaling > 15.98 && s.candidate[1].scaling < 16.02,
         "measured_persecond_from_core_counter", "persecond %lld from %s, timer scaled by %f", s.persecond,
-        s.persecond_source, s.trace[1].scaling);
+        s.persecond_source, s.candidate[1].scaling);
 }
 
 /* A counter that set up and then failed keeps its scaling in the trace,
@@ -179,8 +179,8 @@ static void failed_keeps_scaling(void)
   fakes[0].setup = 1000000;
   fakes[0].kind = FAKE_STUCK;
   fake_select(1, 3000000000LL, &s);
-  check(s.trace[0].precision == 0 && s.trace[0].scaling == 3000, "failed_counter_keeps_its_scaling",
-        "precision %lld scaling %f", s.trace[0].precision, s.trace[0].scaling);
+  check(s.candidate[0].precision == 0 && s.candidate[0].scaling == 3000, "failed_counter_keeps_its_scaling",
+        "precision %lld scaling %f", s.candidate[0].precision, s.candidate[0].scaling);
 }
 
 /* default-monotonic's scaled read reads CLOCK_MONOTONIC itself, seconds

@@ -56,16 +56,16 @@ static void crashes(void)
   fake_trapper(4, SIGBUS);
   fake_stepper(5, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   run(6, 1000000000);
-  check(crash_of(&s.trace[0]) == fake_signal(SIGILL) && s.trace[0].precision == 0, "crash_sigill_dropped",
-        "crash %d precision %lld", crash_of(&s.trace[0]), s.trace[0].precision);
-  check(crash_of(&s.trace[1]) == SIGSEGV && s.trace[1].precision == 0, "crash_sigsegv_dropped",
-        "crash %d", crash_of(&s.trace[1]));
-  check(crash_of(&s.trace[2]) == SIGABRT && s.trace[2].precision == 0, "crash_sigabrt_dropped",
-        "crash %d", crash_of(&s.trace[2]));
-  check(crash_of(&s.trace[3]) == fake_signal(SIGFPE) && crash_of(&s.trace[4]) == fake_signal(SIGBUS), "crash_sigfpe_sigbus_dropped",
-        "crash %d %d", crash_of(&s.trace[3]), crash_of(&s.trace[4]));
-  check(s.chosen == 5 && s.trace[5].precision == 1030, "crash_survivor_chosen",
-        "chosen %d precision %lld", s.chosen, s.trace[5].precision);
+  check(crash_of(&s.candidate[0]) == fake_signal(SIGILL) && s.candidate[0].precision == 0, "crash_sigill_dropped",
+        "crash %d precision %lld", crash_of(&s.candidate[0]), s.candidate[0].precision);
+  check(crash_of(&s.candidate[1]) == SIGSEGV && s.candidate[1].precision == 0, "crash_sigsegv_dropped",
+        "crash %d", crash_of(&s.candidate[1]));
+  check(crash_of(&s.candidate[2]) == SIGABRT && s.candidate[2].precision == 0, "crash_sigabrt_dropped",
+        "crash %d", crash_of(&s.candidate[2]));
+  check(crash_of(&s.candidate[3]) == fake_signal(SIGFPE) && crash_of(&s.candidate[4]) == fake_signal(SIGBUS), "crash_sigfpe_sigbus_dropped",
+        "crash %d %d", crash_of(&s.candidate[3]), crash_of(&s.candidate[4]));
+  check(s.chosen == 5 && s.candidate[5].precision == 1030, "crash_survivor_chosen",
+        "chosen %d precision %lld", s.chosen, s.candidate[5].precision);
   check(fakes[0].closes == 1 && fakes[1].closes == 1 && fakes[5].closes == 0,
         "crash_closed_dropped_not_chosen", "closes %lld %lld %lld",
         fakes[0].closes, fakes[1].closes, fakes[5].closes);
@@ -85,12 +85,12 @@ static void bad_counters(void)
   fakes[1].setup = CPUCYCLES_CYCLECOUNTER; fakes[1].kind = FAKE_STUCK;
   fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 7);
   run(3, 1000000000);
-  check(s.trace[0].precision == 0 && fakes[0].calls == 10 * 1000, "decreasing_dropped_after_10_tries",
-        "precision %lld after %lld reads", s.trace[0].precision, fakes[0].calls);
-  check(s.trace[1].precision == 0 && fakes[1].calls == 10 * 1000, "stuck_dropped_after_10_tries",
-        "precision %lld after %lld reads", s.trace[1].precision, fakes[1].calls);
-  check(s.chosen == 2 && s.trace[2].precision == 7 + 1000, "bad_counters_do_not_bump_order",
-        "chosen %d precision %lld", s.chosen, s.trace[2].precision);
+  check(s.candidate[0].precision == 0 && fakes[0].calls == 10 * 1000, "decreasing_dropped_after_10_tries",
+        "precision %lld after %lld reads", s.candidate[0].precision, fakes[0].calls);
+  check(s.candidate[1].precision == 0 && fakes[1].calls == 10 * 1000, "stuck_dropped_after_10_tries",
+        "precision %lld after %lld reads", s.candidate[1].precision, fakes[1].calls);
+  check(s.chosen == 2 && s.candidate[2].precision == 7 + 1000, "bad_counters_do_not_bump_order",
+        "chosen %d precision %lld", s.chosen, s.candidate[2].precision);
   check(fakes[0].closes == 1 && fakes[1].closes == 1, "bad_counters_closed", "closes %lld %lld",
         fakes[0].closes, fakes[1].closes);
 }
@@ -108,8 +108,8 @@ static void budgets(void)
   fake_reset();
   fakes[0].setup = CPUCYCLES_CYCLECOUNTER; fakes[0].kind = FAKE_STUCK; fakes[0].advance_ns = 3000;
   run(1, 1000000000);
-  check(s.trace[0].precision == 0 && fakes[0].calls == 8 * 1000, "slow_counter_stops_retrying_after_20ms",
-        "precision %lld after %lld reads", s.trace[0].precision, fakes[0].calls);
+  check(s.candidate[0].precision == 0 && fakes[0].calls == 8 * 1000, "slow_counter_stops_retrying_after_20ms",
+        "precision %lld after %lld reads", s.candidate[0].precision, fakes[0].calls);
 
   /* eight counters of 1 us reads that never move: 10 ms each without a
      budget (80 ms), about 26 ms with the selection's budget */
@@ -121,7 +121,7 @@ static void budgets(void)
   }
   began = fake_now;
   run(FAKES, 1000000000);
-  for (i = 0; i < FAKES; ++i) dropped += s.trace[i].precision == 0;
+  for (i = 0; i < FAKES; ++i) dropped += s.candidate[i].precision == 0;
   check(dropped == FAKES && fake_now - began < 30000000 && fakes[FAKES - 1].calls == 1000,
         "selection_retries_stop_after_20ms", "%d dropped in %lld ns; last counter read %lld times",
         dropped, fake_now - began, fakes[FAKES - 1].calls);
@@ -137,10 +137,10 @@ static void tables(void)
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 24);
   fake_stepper(2, CPUCYCLES_MAYBECYCLECOUNTER, 24);
   run(3, 3500000000LL);
-  check(s.chosen == 0 && s.trace[0].precision == 37 && s.trace[1].precision == 1034 &&
-        s.trace[2].precision == 1044, "table_cycle_counter_beats_tsc",
-        "chosen %d precisions %lld %lld %lld", s.chosen, s.trace[0].precision,
-        s.trace[1].precision, s.trace[2].precision);
+  check(s.chosen == 0 && s.candidate[0].precision == 37 && s.candidate[1].precision == 1034 &&
+        s.candidate[2].precision == 1044, "table_cycle_counter_beats_tsc",
+        "chosen %d precisions %lld %lld %lld", s.chosen, s.candidate[0].precision,
+        s.candidate[1].precision, s.candidate[2].precision);
 
   /* skip, crash, tsc 24, tsc 24, perfevent 114: the late cycle counter wins */
   fake_reset();
@@ -150,36 +150,36 @@ static void tables(void)
   fake_stepper(3, CPUCYCLES_MAYBECYCLECOUNTER, 24);
   fake_stepper(4, CPUCYCLES_CYCLECOUNTER, 114);
   run(5, 3200000000LL);
-  check(s.chosen == 4 && s.trace[2].precision == 1024 && s.trace[3].precision == 1034 &&
-        s.trace[4].precision == 134 && s.trace[0].scaling == 0, "table_late_cycle_counter",
-        "chosen %d precisions %lld %lld %lld", s.chosen, s.trace[2].precision,
-        s.trace[3].precision, s.trace[4].precision);
+  check(s.chosen == 4 && s.candidate[2].precision == 1024 && s.candidate[3].precision == 1034 &&
+        s.candidate[4].precision == 134 && s.candidate[0].scaling == 0, "table_late_cycle_counter",
+        "chosen %d precisions %lld %lld %lld", s.chosen, s.candidate[2].precision,
+        s.candidate[3].precision, s.candidate[4].precision);
 
   /* a 32-bit counter with step 8 (308) beats a cycle counter of step 600 */
   fake_reset();
   fake_stepper(0, CPUCYCLES_EXTEND32, 8);
   fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 600);
   run(2, 1000000000);
-  check(s.chosen == 0 && s.trace[0].precision == 308 && s.trace[0].only32 == 1 &&
-        s.trace[1].precision == 610, "table_extend32_penalty_300",
-        "chosen %d precisions %lld %lld", s.chosen, s.trace[0].precision, s.trace[1].precision);
+  check(s.chosen == 0 && s.candidate[0].precision == 308 && s.candidate[0].only32 == 1 &&
+        s.candidate[1].precision == 610, "table_extend32_penalty_300",
+        "chosen %d precisions %lld %lld", s.chosen, s.candidate[0].precision, s.candidate[1].precision);
 
   /* ties go to the earlier counter: 20 vs 10 + 10 */
   fake_reset();
   fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 20);
   fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 10);
   run(2, 1000000000);
-  check(s.chosen == 0 && s.trace[1].precision == 20, "table_tie_goes_to_earlier",
-        "chosen %d precision %lld", s.chosen, s.trace[1].precision);
+  check(s.chosen == 0 && s.candidate[1].precision == 20, "table_tie_goes_to_earlier",
+        "chosen %d precision %lld", s.chosen, s.candidate[1].precision);
 
   /* a fixed-rate clock pays 1000 even when fine-grained */
   fake_reset();
   fake_stepper(0, 1000000000, 1);
   fake_stepper(1, CPUCYCLES_CYCLECOUNTER, 900);
   run(2, 1000000000);
-  check(s.chosen == 1 && s.trace[0].precision == 1001 && s.trace[1].precision == 910,
+  check(s.chosen == 1 && s.candidate[0].precision == 1001 && s.candidate[1].precision == 910,
         "table_offcore_penalty_1000", "chosen %d precisions %lld %lld", s.chosen,
-        s.trace[0].precision, s.trace[1].precision);
+        s.candidate[0].precision, s.candidate[1].precision);
 }
 
 static void last_resort(void)
@@ -222,10 +222,10 @@ static void pruning(void)
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 30);
   fake_stepper(2, CPUCYCLES_CYCLECOUNTER, 4);
   fake_select_with(3, 1000000000, 0, 0, &s);
-  check(full.chosen == 0 && s.chosen == 0 && s.trace[2].precision == 24 && fakes[1].calls > 0 &&
-        s.trace[1].precision == 1040 && !s.trace[1].fail,
+  check(full.chosen == 0 && s.chosen == 0 && s.candidate[2].precision == 24 && fakes[1].calls > 0 &&
+        s.candidate[1].precision == 1040 && !s.candidate[1].fail,
         "pruning_keeps_order_bumps_exact", "pruned chose %d (precision %lld), full chose %d",
-        s.chosen, s.trace[2].precision, full.chosen);
+        s.chosen, s.candidate[2].precision, full.chosen);
 
 }
 
@@ -239,9 +239,9 @@ static void outlier(void)
   fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 21);
   fakes[1].kind = FAKE_OUTLIER;
   fake_select(2, 1000000000, &s);
-  check(s.chosen == 0 && s.trace[0].precision == 1021 && s.trace[1].precision == 1031,
+  check(s.chosen == 0 && s.candidate[0].precision == 1021 && s.candidate[1].precision == 1031,
         "two_outlier_steps_do_not_decide", "chosen %d precisions %lld %lld", s.chosen,
-        s.trace[0].precision, s.trace[1].precision);
+        s.candidate[0].precision, s.candidate[1].precision);
 }
 
 /* CPUCYCLES_IMPLEMENTATION: used when it works, refused (with a reason)
@@ -296,11 +296,11 @@ static void clock_measured_with_many_cpus(void)
   fake_os.getenv = 0;
   cpucycles_select(fake_table, 2, 0, &s);
   fake_os.read_text = 0;
-  check(s.trace[1].precision > 0 && s.persecond == 2096028000LL && cpuinfo_bytes <= 1024 &&
+  check(s.candidate[1].precision > 0 && s.persecond == 2096028000LL && cpuinfo_bytes <= 1024 &&
         fakes[0].calls == 1000 && fakes[1].calls == 1001 && fake_clock_reads == 0, /* 1: the scaling's base */
         "clock_measured_with_256_cpus_stays_bounded",
         "clock precision %lld, persecond %lld from %s after %ld bytes of /proc/cpuinfo, %lld and %lld reads, %lld clock reads",
-        s.trace[1].precision, s.persecond, s.persecond_source, cpuinfo_bytes, fakes[0].calls, fakes[1].calls,
+        s.candidate[1].precision, s.persecond, s.persecond_source, cpuinfo_bytes, fakes[0].calls, fakes[1].calls,
         fake_clock_reads);
 }
 
