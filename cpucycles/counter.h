@@ -9,6 +9,7 @@
 #ifndef CPUCYCLES_COUNTER_H
 #define CPUCYCLES_COUNTER_H
 
+#include <stdarg.h>
 #include "os.h"
 
 /* On what runs once per process or thread (setup, selection, the trace):
@@ -29,11 +30,13 @@
 /* > 0: an off-core clock with that many ticks per second */
 
 /* What setup reports besides its class.  Its words are made only where
-   the caller set speak (a trace asked before the selection): formatting
-   in every first call cost more than the rest of the rule. */
+   the caller gave a formatter (vsnprintf, when a trace asked before the
+   selection): formatting in every first call cost more than the rest of
+   the rule, and a program that never traces links no printf. */
 #define CPUCYCLES_WORDS 160
+typedef int cpucycles_format(char *text, size_t size, const char *format, va_list args);
 struct cpucycles_probe {
-  int speak;                 /* set by the caller: keep the words */
+  cpucycles_format *format;  /* set by the caller: vsnprintf to keep the words; 0: none */
   char words[CPUCYCLES_WORDS]; /* why it skipped, or where its rate came from; "" if unsaid */
   int may_trap;  /* ticks() may fault here (SIGILL...): the wrapper tries one
                     read under its crash guard.  Setup itself never runs an
@@ -46,7 +49,7 @@ struct cpucycles_probe {
 #define CPUCYCLES_NEED_PMU 1  /* no PMU is exposed here (a guest) */
 #define CPUCYCLES_NEED_OPEN 2 /* a knob cpucycles-open sets stands in the way */
 
-/* printf into probe->words where probe->speak asks for them (cpucycles/probe.c) */
+/* printf-style into probe->words, through probe->format (cpucycles/probe.c) */
 CPUCYCLES_COLD void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access

@@ -2,16 +2,15 @@
    the words a setup reports through its probe, the one number parser, the
    knobs, and /proc/cpuinfo's "key: value" lines. */
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 #include "counter.h"
 
 void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
   va_list ap;
-  if (!probe->speak) return;
+  if (!probe->format) return;
   va_start(ap, format);
-  vsnprintf(probe->words, sizeof probe->words, format, ap);
+  probe->format(probe->words, sizeof probe->words, format, ap);
   va_end(ap);
 }
 

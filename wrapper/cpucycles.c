@@ -31,6 +31,7 @@ static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs
 /* the trace printer, set by cpucycles_tracesetup() (trace.c): a program
    that never traces links neither it nor stdio */
 static void (*printer)(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+static cpucycles_format *formatter;
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
@@ -156,7 +157,7 @@ static void print_trace(void);
 
 static void select_job(void)
 {
-  cpucycles_select(cpucycles_counters, cpucycles_counter_count, printer != 0, &selection);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, formatter, &selection);
   /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
   if (printer) print_trace();
@@ -220,9 +221,11 @@ static void print_trace(void)
   printer(cpucycles_counters, s);
 }
 
-void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s))
+void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s),
+                         cpucycles_format *format)
 {
   int before = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED;
   printer = print;
+  formatter = format;
   if (!before && once(&selection_state, &selection_lock, select_job)) print_trace();
 }

@@ -39,9 +39,10 @@ struct cpucycles_selection {
 
 /* select.c: the whole rule (SPEC 3) over table: CPUCYCLES_IMPLEMENTATION
    from the environment, persecond estimated only when a counter needs it
-   (tests replace both through the OS seam), every counter measured where
-   measure_all (a trace asked).  Fills *out; never fails. */
-CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
+   (tests replace both through the OS seam).  With a formatter (vsnprintf:
+   a trace asked) every counter is measured and its probe's words made.
+   Fills *out; never fails. */
+CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycles_format *format,
                       struct cpucycles_selection *out);
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
@@ -63,8 +64,10 @@ long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
 
 /* cpucycles.c, for cpucycles_tracesetup() in trace.c: print is to print
-   the trace, by the first call if it is still to come, else now. */
-CPUCYCLES_COLD void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s));
+   the trace, by the first call if it is still to come (which then makes
+   the probes' words with format), else now. */
+CPUCYCLES_COLD void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s),
+                                        cpucycles_format *format);
 
 /* trace.c: the trace of selection s over table (doc/api.md), ending
    with the chosen counter's class and what it means, in words. */

@@ -34,7 +34,7 @@
 
 struct selecting {
   const struct cpucycles_counter *table;
-  int measure_all; /* even counters that cannot win (a trace asked) */
+  cpucycles_format *format; /* a trace asked: every counter measured, its words made */
   struct cpucycles_selection *out;
   int open[CPUCYCLES_MAXCOUNTERS]; /* set up and not yet closed */
   int working; /* counters so far that passed the precision test */
@@ -47,10 +47,10 @@ static void try_counter(struct selecting *w, int i);
    first; else every counter in list order (set up, guarded first read,
    scaling, precision, penalty; the best so far kept); then the losers
    closed and the winner's read function made. */
-void cpucycles_select(const struct cpucycles_counter *table, int count, int measure_all,
+void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycles_format *format,
                       struct cpucycles_selection *out)
 {
-  struct selecting w = { .table = table, .measure_all = measure_all, .out = out };
+  struct selecting w = { .table = table, .format = format, .out = out };
   struct cpucycles_candidate *t;
   int i, wanted = -1;
 
@@ -213,7 +213,7 @@ static int set_up(struct selecting *w, int i)
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
   close_others(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
-  t->probe.speak = w->measure_all; /* only a trace prints the words */
+  t->probe.format = w->format; /* only a trace prints the words */
   setup = t->setup = counter->setup(&t->probe);
   if (setup == CPUCYCLES_SKIP) {
     t->fail = "setup skipped";
@@ -277,7 +277,7 @@ static void try_counter(struct selecting *w, int i)
   struct cpucycles_selection *out = w->out;
   int k;
   if (!set_up(w, i)) return;
-  if (!w->measure_all && out->chosen >= 0 &&
+  if (!w->format && out->chosen >= 0 &&
       SMALLEST_STEP + out->candidate[i].penalty + ORDER_BUMP * w->working >= out->candidate[out->chosen].precision) {
     out->candidate[i].fail = "not measured: cannot beat the counter already found";
     out->candidate[i].unmeasured = 1;

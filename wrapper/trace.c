@@ -103,5 +103,5 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
 
 void cpucycles_tracesetup(void)
 {
-  cpucycles_trace_ask(cpucycles_trace_print);
+  cpucycles_trace_ask(cpucycles_trace_print, vsnprintf);
 }

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     for (i = 0; i < cpucycles_counter_count && n < CPUCYCLES_MAXCOUNTERS; ++i)
       if (strstr(cpucycles_counters[i].name, "perf") || i == cpucycles_counter_count - 1)
         table[n++] = cpucycles_counters[i];
-    cpucycles_select(table, n, 1, &s);
+    cpucycles_select(table, n, vsnprintf, &s);
     s.read(); /* a perf counter opens this thread's events on its first read */
     chosen = table[s.chosen].name;
   } else {

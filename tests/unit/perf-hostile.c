@@ -593,7 +593,7 @@ static void no_proc_selection(void)
   perfevent_close();
   before = perf_fds_by_ioctl();
   hidden = empty_dir[0] && hide_proc(empty_dir);
-  cpucycles_select(cpucycles_counters, cpucycles_counter_count, 1, &all);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, vsnprintf, &all);
   all.read();
   after = perf_fds_by_ioctl();
   winner = cpucycles_counters[all.chosen].name;
@@ -862,7 +862,7 @@ int main(void)
     skip("perf_hostile", "no default-perfevent in this build");
     return 0;
   }
-  cpucycles_select(table, n, 1, &s);
+  cpucycles_select(table, n, vsnprintf, &s);
   if (s.chosen != 0) {
     skip("perf_hostile", "the task clock cannot be opened here");
     return 0;
@@ -873,7 +873,7 @@ int main(void)
   /* again on a hybrid Intel: each thread's events are two fds */
   table[0].close();
   fake_os.read_text = hybrid_read_text;
-  cpucycles_select(table, n, 1, &s);
+  cpucycles_select(table, n, vsnprintf, &s);
   if (s.chosen != 0 || (s.read(), perf_fds() != 2)) {
     skip("hostile_hybrid", "the two task-clock events of a hybrid did not open");
     return checks_failed();

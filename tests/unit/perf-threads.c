@@ -368,7 +368,7 @@ int main(void)
     skip("perf_threads", "no default-perfevent in this build");
     return 0;
   }
-  cpucycles_select(table, n, 1, &s);
+  cpucycles_select(table, n, vsnprintf, &s);
   if (s.chosen != 0) {
     skip("perf_threads", "the task clock cannot be opened here");
     return 0;

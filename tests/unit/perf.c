@@ -233,7 +233,7 @@ static long long probe(const struct cpucycles_counter *c, const char **says)
   table[0].setup = c->setup;
   table[0].ticks = fake_ticks;
   table[0].close = c->close;
-  cpucycles_select(table, 1, 1, &s);
+  cpucycles_select(table, 1, vsnprintf, &s);
   probed = s.candidate[0].probe;
   *says = words(&s.candidate[0].probe);
   return s.candidate[0].setup;
@@ -400,7 +400,7 @@ static int user_counter(const char *knob, struct cpucycles_probe *said)
   page.index = 33; /* the counter the event sits on */
   file("/proc/sys/kernel/perf_user_access", knob);
   memset(said, 0, sizeof *said);
-  said->speak = 1;
+  said->format = vsnprintf;
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_user_counter(&p, &t, said);
   if (ok) {
@@ -431,7 +431,7 @@ static void user_access(void)
     machine(AMD);
     map_fails = 1;
     memset(&said, 0, sizeof said);
-    said.speak = 1;
+    said.format = vsnprintf;
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
     check(!ok && opens == 1 && still_open() == 0 && t.slot == 0 && has(words(&said), "mmap"),
@@ -447,7 +447,7 @@ static void user_access(void)
     machine(AMD);
     page.cap_user_rdpmc = 1;
     memset(&said, 0, sizeof said);
-    said.speak = 1;
+    said.format = vsnprintf;
     memset(&t, 0, sizeof t);
     ok = cpucycles_perf_user_counter(&p, &t, &said);
     check(!ok && still_open() == 0 && mapped == 0 && has(words(&said), "index 0"), "user_counter_index_0_skips",
@@ -631,7 +631,7 @@ static int open_cycles(struct cpucycles_probe *said)
   struct cpucycles_perf_thread t;
   int ok, fds;
   memset(said, 0, sizeof *said);
-  said->speak = 1;
+  said->format = vsnprintf;
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_setup(&p, &t, said);
   fds = still_open();

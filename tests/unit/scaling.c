@@ -164,7 +164,7 @@ static void measured_persecond(void)
   fakes[1].kind = FAKE_CLOCK;
   fakes[1].ticks_per_ns = 0.0625;
   fakes[1].advance_ns = 16;
-  cpucycles_select(fake_table, 2, 1, &s);
+  cpucycles_select(fake_table, 2, vsnprintf, &s);
   check(s.persecond > 999000000 && s.persecond < 1001000000 && !strcmp(s.persecond_source, "measured") &&
         s.persecond_counter == 0 && s.candidate[1].scaling > 15.98 && s.candidate[1].scaling < 16.02,
         "measured_persecond_from_core_counter", "persecond %lld from %s, timer scaled by %f", s.persecond,

@@ -40,7 +40,7 @@ static const char power9[] =
 static long long timebase_class(struct cpucycles_probe *probe)
 {
   memset(probe, 0, sizeof *probe);
-  probe->speak = 1;
+  probe->format = vsnprintf;
   return ppc_timebase_setup(probe);
 }
 

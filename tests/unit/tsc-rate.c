@@ -92,7 +92,7 @@ static int tsc_off(void)
 static long long tsc_class(struct cpucycles_probe *probe)
 {
   memset(probe, 0, sizeof *probe);
-  probe->speak = 1;
+  probe->format = vsnprintf;
   return cpucycles_x86_tsc_probe(probe);
 }
 
