@@ -3,7 +3,6 @@
    CPUID exits to the hypervisor, so a leaf is asked only when an answer
    needs it. */
 #include <string.h>
-#include <unistd.h>
 #include "x86.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -12,6 +11,14 @@ static unsigned int leaf(unsigned int n, unsigned int r[4])
 {
   cpucycles_os_cpuid(n, 0, r);
   return r[0];
+}
+
+/* The vendor that leaf 0's answer r names (EBX, EDX, ECX spell it), or 0 */
+static int vendor(const unsigned int r[4])
+{
+  const unsigned int name[3] = { r[1], r[3], r[2] };
+  if (!memcmp(name, "GenuineIntel", 12)) return CPUCYCLES_X86_INTEL;
+  return !memcmp(name, "AuthenticAMD", 12) || !memcmp(name, "HygonGenuine", 12) ? CPUCYCLES_X86_AMD : 0;
 }
 
 /* CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate */
@@ -36,14 +43,11 @@ static long long crystal_table(unsigned int model)
   switch (model) {
     case 0x4e: case 0x5e: /* Skylake client */
     case 0x8e: case 0x9e: /* Kaby, Amber, Whiskey, Coffee Lake */
-    case 0xa5: case 0xa6: /* Comet Lake */
-      return 24000000;
+    case 0xa5: case 0xa6: return 24000000; /* Comet Lake */
     case 0x55: /* Skylake, Cascade Lake, Cooper Lake server */
-    case 0x5f: /* Goldmont D (Denverton) */
-      return 25000000;
+    case 0x5f: return 25000000; /* Goldmont D (Denverton) */
     case 0x5c: /* Goldmont (Apollo Lake) */
-    case 0x7a: /* Goldmont Plus (Gemini Lake) */
-      return 19200000;
+    case 0x7a: return 19200000; /* Goldmont Plus (Gemini Lake) */
   }
   return 0;
 }
@@ -52,9 +56,9 @@ static long long crystal_table(unsigned int model)
    describes the host); on bare metal the crystal leaves. */
 long long cpucycles_x86_tsc_hz(const char **words)
 {
-  unsigned int r[4], model, max, guest, khz;
+  unsigned int r[4], max = leaf(0, r), model, guest, khz;
+  int intel = vendor(r) == CPUCYCLES_X86_INTEL;
 
-  max = leaf(0, r);
   if (!max && !r[1]) { *words = "no CPUID"; return 0; }
   leaf(1, r);
   /* only family 6 models are in the crystal table: 0 for other families */
@@ -65,18 +69,11 @@ long long cpucycles_x86_tsc_hz(const char **words)
   khz = guest && leaf(0x40000000, r) >= 0x40000010 ? leaf(0x40000010, r) : 0;
   if (guest && !khz) { *words = "hypervisor states no TSC rate"; return 0; }
   if (!invariant()) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
-  if (khz) {
-    *words = "TSC rate from hypervisor CPUID 0x40000010";
-    return khz * 1000LL;
-  }
+  if (khz) { *words = "TSC rate from hypervisor CPUID 0x40000010"; return khz * 1000LL; }
   if (max >= 0x15) {
-    int intel = cpucycles_x86_facts()->vendor == CPUCYCLES_X86_INTEL;
     unsigned int den = leaf(0x15, r), num = r[1];
     long long hz, base;
-    if (den && num && r[2]) {
-      *words = "TSC rate from CPUID 0x15";
-      return (long long) r[2] * num / den;
-    }
+    if (den && num && r[2]) { *words = "TSC rate from CPUID 0x15"; return (long long) r[2] * num / den; }
     /* leaf 0x16's base frequency, asked only now that 0x15 falls short */
     base = max >= 0x16 && intel ? (leaf(0x16, r) & 0xffff) * 1000000LL : 0;
     /* The table's crystal, unless the base frequency disagrees by more
@@ -86,14 +83,9 @@ long long cpucycles_x86_tsc_hz(const char **words)
        base, and the -0.25% that 0x55 servers' spread spectrum takes off
        their 25 MHz. */
     hz = den && num && intel ? crystal_table(model) * num / den : 0;
-    if (hz && (!base || (hz * 50 >= base * 49 && hz * 50 <= base * 51))) {
-      *words = "TSC rate from CPUID 0x15 and the crystal table";
-      return hz;
-    }
-    if (base) {
-      *words = "TSC rate from CPUID 0x16 base frequency";
-      return base;
-    }
+    if (base && (hz * 50 < base * 49 || hz * 50 > base * 51)) hz = 0;
+    if (hz) { *words = "TSC rate from CPUID 0x15 and the crystal table"; return hz; }
+    if (base) { *words = "TSC rate from CPUID 0x16 base frequency"; return base; }
   }
   *words = "CPUID states no TSC rate";
   return 0;
@@ -102,67 +94,44 @@ long long cpucycles_x86_tsc_hz(const char **words)
 const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 {
   static struct cpucycles_x86_facts facts; /* asked anew on each call */
-  unsigned int r[4], vendor[3];
-  memset(&facts, 0, sizeof facts);
-  leaf(0, r);
-  vendor[0] = r[1];
-  vendor[1] = r[3];
-  vendor[2] = r[2];
-  if (!memcmp(vendor, "GenuineIntel", 12)) facts.vendor = CPUCYCLES_X86_INTEL;
-  if (!memcmp(vendor, "AuthenticAMD", 12) || !memcmp(vendor, "HygonGenuine", 12))
-    facts.vendor = CPUCYCLES_X86_AMD;
-  /* leaf 0xA (architectural PMU) matters only to the Intel counters */
-  if (facts.vendor == CPUCYCLES_X86_INTEL && r[0] >= 0xa) {
-    leaf(0xa, r);
-    facts.pmc_version = r[0] & 0xff;
-    if (facts.pmc_version >= 2) { /* the fixed-counter fields exist from version 2 */
-      facts.fixed_counters = r[3] & 0x1f;
-      facts.fixed_width = (r[3] >> 5) & 0xff;
-    }
-  }
+  unsigned int r[4], max = leaf(0, r);
+  facts.vendor = vendor(r);
+  /* leaf 0xA (architectural PMU) matters only to the Intel counters; its
+     fixed-counter fields exist from version 2 */
+  facts.pmc_version = facts.vendor == CPUCYCLES_X86_INTEL && max >= 0xa ? leaf(0xa, r) & 0xff : 0;
+  facts.fixed_counters = facts.pmc_version >= 2 ? r[3] & 0x1f : 0;
+  facts.fixed_width = facts.pmc_version >= 2 ? (r[3] >> 5) & 0xff : 0;
   return &facts;
 }
 
 const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe)
 {
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (cpu->vendor != CPUCYCLES_X86_INTEL)
+  if (cpu->vendor != CPUCYCLES_X86_INTEL) {
     cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-  else if (!cpu->pmc_version) {
-    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
-    probe->need = CPUCYCLES_NEED_PMU;
-  } else {
-    return cpu;
+    return 0;
   }
+  if (cpu->pmc_version) return cpu;
+  cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
+  probe->need = CPUCYCLES_NEED_PMU;
   return 0;
 }
 
-/* whether RDTSC faults, asked once for both TSC counters: in this
-   process (a child of fork may have turned RDTSC off before it selects) */
-static int tsc_faults;
-static long tsc_pid; /* the process that asked, or 0 */
-
-void cpucycles_x86_forget(void)
-{
-  tsc_pid = 0;
-}
-
+/* Whether RDTSC faults is asked in each TSC counter's setup: one prctl,
+   and always this process's answer (a child of fork may have turned
+   RDTSC off before it selects). */
 long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
 {
   const char *words;
   long long hz;
-  long pid = (long) getpid();
-  if (tsc_pid != pid) {
-    tsc_faults = cpucycles_os_tsc_faults();
-    tsc_pid = pid;
-  }
-  if (tsc_faults > 0) {
+  int faults = cpucycles_os_tsc_faults();
+  if (faults > 0) {
     cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
     return CPUCYCLES_SKIP;
   }
   /* this OS cannot say whether RDTSC may run: the wrapper tries it under
      its guard */
-  if (tsc_faults < 0) probe->may_trap = 1;
+  if (faults < 0) probe->may_trap = 1;
   hz = cpucycles_x86_tsc_hz(&words);
   cpucycles_say(probe, "%s", words);
   return hz > 0 ? hz : CPUCYCLES_MAYBECYCLECOUNTER;

@@ -31,9 +31,6 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
    start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */
 const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
 
-/* Forgets whether RDTSC faults, so a test can play another process. */
-void cpucycles_x86_forget(void);
-
 /* RDPMC of the counter ECX names (bit 30: fixed-function).  Faults unless
    the OS lets user code run RDPMC. */
 #define CPUCYCLES_X86_FIXED_CYCLES 0x40000001 /* fixed-function counter 1 */

@@ -25,13 +25,6 @@ static const char *words(const struct cpucycles_probe *probe)
   return probe->words;
 }
 
-
-#if defined(__x86_64__) || defined(__i386__)
-#define X86_FORGET() cpucycles_x86_forget()
-#else
-#define X86_FORGET() ((void) 0) /* x86.c defines nothing elsewhere; no CPUID to forget */
-#endif
-
 /* Counters of this build, found by name in the generated table (a
    counter left out by configure is simply not there). */
 static const struct cpucycles_counter *counter(const char *name)
@@ -201,7 +194,6 @@ static void machine(const char *v)
   plain_read_stuck = ioctls = closes = 0;
   memset(&page, 0, sizeof page);
   map_fails = mapped = 0;
-  X86_FORGET();
   /* cpucycles/perf.c remembers, for the process, an event the kernel said
      it lacks (ENOENT, ENODEV, ENOSYS) and has no way to forget it: the
      machines that refuse with those errors come last (open_fallbacks) */

@@ -66,7 +66,6 @@ static void machine(const char *vendor, unsigned int signature, int invariant, i
   set(1, signature, 0, guest ? 0x80000000u : 0, 0);
   set(0x80000000, 0x80000008, 0, 0, 0);
   set(0x80000007, 0, 0, 0, invariant ? 0x100 : 0);
-  cpucycles_x86_forget();
 }
 
 static const char *words; /* where the last rate came from, or why none */
