@@ -12,14 +12,6 @@
 #include <stdarg.h>
 #include "os.h"
 
-/* On what runs once per process or thread (setup, selection, the trace):
-   GCC and clang then optimize it for size, and what it alone calls too,
-   and keep it apart from the reads. */
-#ifdef __GNUC__
-#define CPUCYCLES_COLD __attribute__((cold))
-#else
-#define CPUCYCLES_COLD
-#endif
 
 /* ticks_setup() results */
 #define CPUCYCLES_SKIP 0                 /* not usable here */

@@ -8,24 +8,34 @@
 
 #include <stddef.h>
 
+/* On what runs once per process or thread (setup, selection, the trace):
+   GCC and clang then optimize it for size, and what it alone calls too,
+   and keep it apart from the reads.  Defined here, in the header every
+   other one includes. */
+#ifdef __GNUC__
+#define CPUCYCLES_COLD __attribute__((cold))
+#else
+#define CPUCYCLES_COLD
+#endif
+
 /* Reads at most size-1 bytes of path, from byte offset on, into buf and
    NUL-terminates them.  Returns the byte count, less than size-1 only at
    the end of the file; or -1 (buf then holds "") if path is missing,
    unreadable or not a regular file.  A FIFO or a device is never read nor
    waited for; /proc and /sys files are regular files.  Callers that need
    more than one buffer's worth read on from a later offset. */
-long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t size);
+CPUCYCLES_COLD long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t size);
 
 /* getenv(3), ignoring the environment in a setuid program where the C
    library can tell. */
-const char *cpucycles_os_getenv(const char *name);
+CPUCYCLES_COLD const char *cpucycles_os_getenv(const char *name);
 
 /* CLOCK_MONOTONIC in nanoseconds (gettimeofday where there is none). */
 long long cpucycles_os_nanoseconds(void);
 
 /* perf_event_open(2), its fd moved out of the low numbers; -1 with errno
    set (ENOSYS where the OS has none). */
-long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+CPUCYCLES_COLD long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 
 /* read(2), ioctl(2) with an integer argument, close(2), for perf fds;
    read and close are never where a pthread_cancel takes effect. */
@@ -39,26 +49,26 @@ int cpucycles_os_close_fd(int fd);
 int cpucycles_os_perf_owned(int fd, unsigned long long id);
 
 /* The soft limit on open fds (RLIMIT_NOFILE), at most 1 << 20. */
-long cpucycles_os_fd_limit(void);
+CPUCYCLES_COLD long cpucycles_os_fd_limit(void);
 
 /* The kernel's id of the calling thread (0 where the OS has none), and
    whether the thread of this process with that id is gone (0 where the
    OS cannot say, or a thread with that id lives: a zombie main thread,
    a new thread given the id again). */
 int cpucycles_os_thread_id(void);
-int cpucycles_os_thread_gone(int tid);
+CPUCYCLES_COLD int cpucycles_os_thread_gone(int tid);
 
 /* Maps the first page of a perf fd (its perf_event_mmap_page) read-only;
    0 on failure. */
-void *cpucycles_os_map_page(int fd);
-void cpucycles_os_unmap_page(void *page);
+CPUCYCLES_COLD void *cpucycles_os_map_page(int fd);
+CPUCYCLES_COLD void cpucycles_os_unmap_page(void *page);
 
 /* CPUID leaf, subleaf into r = eax, ebx, ecx, edx.  Returns 0 (r all zero)
    where there is no CPUID: not x86, or a 486 without it. */
-int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
+CPUCYCLES_COLD int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
 
 /* Whether RDTSC faults in this process: 1 (prctl PR_TSC_SIGSEGV), 0 (it
    may run), -1 (the OS cannot say). */
-int cpucycles_os_tsc_faults(void);
+CPUCYCLES_COLD int cpucycles_os_tsc_faults(void);
 
 #endif

@@ -9,11 +9,11 @@
    invariant TSC rate when the CPU (or hypervisor) states it, else
    MAYBECYCLECOUNTER.  No measurement here: the first call must not wait;
    the trace checks a stated rate (doc/selection.md). */
-long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
+CPUCYCLES_COLD long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where
    it came from or why there is none. */
-long long cpucycles_x86_tsc_hz(const char **words);
+CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const char **words);
 
 /* What the RDPMC counters need to know about the CPU, asked on each call
    (selection's setups alone call it: its struct is rewritten each time). */
@@ -25,11 +25,11 @@ struct cpucycles_x86_facts {
   unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
   unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */
 };
-const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
+CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
 
 /* The facts where the counters of Intel's fixed-function counter 1 can
    start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */
-const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
+CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
 
 /* RDPMC of the counter ECX names (bit 30: fixed-function).  Faults unless
    the OS lets user code run RDPMC. */
