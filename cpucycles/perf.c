@@ -6,7 +6,6 @@
 #if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include <errno.h>
 #include <pthread.h>
-#include <string.h>
 #include "perf.h"
 
 #ifndef PERF_FLAG_FD_CLOEXEC
@@ -59,13 +58,14 @@ static const char *words(int err)
    is gone; on RISC-V that is also what keeps the other threads' counters
    readable (perfuser.h). */
 #define SLOTS 256  /* threads with events, parked pages included */
-#define FREE 0
-#define BUSY 1     /* being filled or given back by one thread */
-#define LIVE 2     /* a living thread's events */
-#define PARKED 3   /* a page whose thread may still be running; no fds */
-#define KIND(word) ((word) & 3)
+/* A slot's kind, in the low two bits of its word: FREE; BUSY, being filled
+   or given back by one thread; LIVE, a living thread's events; PARKED, a
+   page whose thread may still be running (no fds). */
+enum { FREE, BUSY, LIVE, PARKED };
+#define GONE (-1)  /* claim(): a thread that is gone */
 #define RECORDS 8  /* perf counters one thread reads: three at most in a build */
 
+/* A free slot has neither fds nor page. */
 struct slot {
   unsigned int word; /* uses * 4 + kind */
   int tid, fds;
@@ -82,85 +82,70 @@ static int exit_key_made;
 static CPUCYCLES_THREAD struct cpucycles_perf_thread *records[RECORDS]; /* this thread's with a slot */
 static CPUCYCLES_THREAD int keyed, exited; /* its key destructor set, run */
 
-static unsigned int word_of(const struct slot *s) { return __atomic_load_n(&s->word, __ATOMIC_ACQUIRE); }
-
-/* Takes s if its word is still word (kind FREE, LIVE or PARKED). */
-static int claim(struct slot *s, unsigned int word)
+/* Takes s if its kind is one of kinds (1 << kind each; never BUSY), its
+   counter c (0: any) and its thread tid (0: any; GONE: one that is gone).
+   All that is looked at before the swap, which fails if the slot changed
+   hands meanwhile: the word counts its uses. */
+static int claim(struct slot *s, unsigned int kinds, const struct cpucycles_perf *c, int tid)
 {
-  return KIND(word) != BUSY &&
+  unsigned int word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
+  return (kinds >> (word & 3) & 1) && (!c || s->counter == c) &&
+         (!tid || (tid == GONE ? cpucycles_os_thread_gone(s->tid) : s->tid == tid)) &&
          __atomic_compare_exchange_n(&s->word, &word, (word & ~3u) | BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
+/* Hands on a claimed slot as kind, one more use on its word. */
 static void settle(struct slot *s, unsigned int kind)
 {
-  __atomic_store_n(&s->word, ((s->word >> 2) + 1) << 2 | kind, __ATOMIC_RELEASE);
+  __atomic_store_n(&s->word, (s->word & ~3u) + 4 + kind, __ATOMIC_RELEASE);
 }
 
-/* Closes the fds of a claimed slot that are still ours: a number the
-   program has taken over is left alone. */
-static void close_fds(struct slot *s)
+/* Gives back a claimed slot: its fds that are still ours (a number the
+   program has taken over is left alone), and its page if unmap, else the
+   page stays parked under the slot's thread. */
+static void give_back(struct slot *s, int unmap)
 {
   int i;
   for (i = 0; i < s->fds; ++i)
     if (cpucycles_os_perf_owned(s->fd[i], s->id[i])) cpucycles_os_close_fd(s->fd[i]);
   __atomic_sub_fetch(&fds_held, s->fds, __ATOMIC_RELAXED);
   s->fds = 0;
-}
-
-/* Gives back a claimed slot: its fds, and its page if unmap, else the
-   page stays parked under the slot's thread. */
-static void give_back(struct slot *s, int unmap)
-{
-  close_fds(s);
-  if (s->page && unmap) {
-    cpucycles_os_unmap_page(s->page);
-    s->page = 0;
-  }
+  if (s->page && unmap) cpucycles_os_unmap_page(s->page);
+  if (unmap) s->page = 0;
   settle(s, s->page ? PARKED : FREE);
 }
 
 /* Gives back the slots of threads that are gone: the parked pages, and
-   with all the live events a thread left without its key destructor.
-   The tid is looked at before the claim; the claim fails if the slot
-   changed hands meanwhile. */
+   with all the live events a thread left without its key destructor. */
 static void reap(int all)
 {
   int i;
-  for (i = 0; i < SLOTS; ++i) {
-    struct slot *s = &slots[i];
-    unsigned int word = word_of(s);
-    if ((KIND(word) == PARKED || (all && KIND(word) == LIVE)) && cpucycles_os_thread_gone(s->tid) && claim(s, word))
-      give_back(s, 1);
-  }
+  for (i = 0; i < SLOTS; ++i)
+    if (claim(&slots[i], 1u << PARKED | (all ? 1u << LIVE : 0), 0, GONE)) give_back(&slots[i], 1);
 }
 
-/* A free slot, claimed; 0 if none is left even after reaping. */
-static struct slot *free_slot(void)
+/* A free slot, claimed after reap(all); without one, it tries once more
+   reaping all, and then gives 0. */
+static struct slot *free_slot(int all)
 {
-  int i, pass;
-  for (pass = 0; pass < 2; ++pass) {
-    reap(pass);
-    for (i = 0; i < SLOTS; ++i) {
-      unsigned int word = word_of(&slots[i]);
-      if (KIND(word) == FREE && claim(&slots[i], word)) return &slots[i];
-    }
-  }
-  return 0;
+  int i;
+  reap(all);
+  for (i = 0; i < SLOTS; ++i)
+    if (claim(&slots[i], 1u << FREE, 0, 0)) return &slots[i];
+  return all ? 0 : free_slot(1);
 }
 
-/* Reserves n fds of the budget, a quarter of the fd limit: the rest is
-   the program's, however many of its threads count.  Reaps once when
-   the budget is spent. */
-static int reserve(int n)
+/* Counts one more fd against the budget, a quarter of the fd limit (the
+   rest is the program's, however many of its threads count): whether it
+   fits, at once or after one reap; if not, *err is EMFILE.  The caller
+   uncounts an fd it does not keep. */
+static int reserve(int *err)
 {
   long budget = cpucycles_os_fd_limit() / 4;
-  int pass;
-  for (pass = 0; pass < 2; ++pass) {
-    if (__atomic_add_fetch(&fds_held, n, __ATOMIC_RELAXED) <= budget) return 1;
-    __atomic_sub_fetch(&fds_held, n, __ATOMIC_RELAXED);
-    if (!pass) reap(1);
-  }
-  return 0;
+  if (__atomic_add_fetch(&fds_held, 1, __ATOMIC_RELAXED) <= budget) return 1;
+  reap(1);
+  *err = EMFILE;
+  return __atomic_load_n(&fds_held, __ATOMIC_RELAXED) <= budget;
 }
 
 /* This thread's records, for the moments when all of them must forget
@@ -174,61 +159,54 @@ static void note(struct cpucycles_perf_thread *t, int on)
   }
 }
 
-/* At its exit a thread gives back its fds and parks its pages (a late
-   handler may still read one), and opens no more events; its slot is
-   found by its tid, as is any a dead thread of the same tid left. */
+/* This thread's records of counter c (0: all) forget their events: their
+   slots, and their pages unless park (a late handler may still read one). */
+static void forget(const struct cpucycles_perf *c, int park)
+{
+  int i;
+  for (i = 0; i < RECORDS; ++i) {
+    struct cpucycles_perf_thread *t = records[i];
+    if (t && (!c || (t->slot && slots[t->slot - 1].counter == c))) {
+      if (!park) t->page = 0;
+      t->slot = 0;
+      records[i] = 0;
+    }
+  }
+}
+
+/* At its exit a thread gives back its fds and parks its pages, and opens
+   no more events; its slot is found by its tid, as is any a dead thread
+   of the same tid left. */
 static void thread_exit(void *unused)
 {
   int tid = cpucycles_os_thread_id(), i;
   (void) unused;
   exited = 1;
-  for (i = 0; i < RECORDS; ++i)
-    if (records[i]) {
-      records[i]->slot = 0;
-      records[i] = 0;
-    }
-  for (i = 0; i < SLOTS; ++i) {
-    unsigned int word = word_of(&slots[i]);
-    if (KIND(word) == LIVE && slots[i].tid == tid && claim(&slots[i], word)) give_back(&slots[i], 0);
-  }
+  forget(0, 1);
+  for (i = 0; i < SLOTS; ++i)
+    if (claim(&slots[i], 1u << LIVE, 0, tid)) give_back(&slots[i], 0);
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
 {
   int i;
-  /* this thread's own records first: no read finds a page about to go */
-  for (i = 0; i < RECORDS; ++i) {
-    struct cpucycles_perf_thread *t = records[i];
-    if (t && t->slot && slots[t->slot - 1].counter == c) {
-      t->page = 0;
-      t->slot = 0;
-      records[i] = 0;
-    }
-  }
-  for (i = 0; i < SLOTS; ++i) {
-    unsigned int word = word_of(&slots[i]);
-    if (KIND(word) != FREE && slots[i].counter == c && claim(&slots[i], word)) give_back(&slots[i], 1);
-  }
+  forget(c, 0); /* this thread's own first: no read finds a page about to go */
+  for (i = 0; i < SLOTS; ++i)
+    if (claim(&slots[i], 1u << LIVE | 1u << PARKED, c, 0)) give_back(&slots[i], 1);
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
-   the fds count the parent's threads: close them and forget the pages;
+   the fds count the parent's threads: close them and forget the pages,
+   whatever the slots' kinds (a parent's thread may have held one BUSY);
    the child's threads open their own on their next read. */
 static void fork_child(void)
 {
   int i;
-  for (i = 0; i < RECORDS; ++i)
-    if (records[i]) {
-      records[i]->page = 0;
-      records[i]->slot = 0;
-      records[i] = 0;
-    }
-  for (i = 0; i < SLOTS; ++i)
-    if (KIND(slots[i].word) != FREE) {
-      slots[i].page = 0;
-      close_fds(&slots[i]);
-      settle(&slots[i], FREE);
-    }
+  forget(0, 0);
+  for (i = 0; i < SLOTS; ++i) {
+    slots[i].page = 0;
+    give_back(&slots[i], 0);
+  }
 }
 
 __attribute__((constructor)) static void perf_load(void)
@@ -251,30 +229,23 @@ __attribute__((destructor)) static void perf_unload(void)
    this program where the PMU can).  Returns the fd, or -1 with *err. */
 static int open_event(struct perf_event_attr *attr, int *err)
 {
+  long fd = -1;
   int i;
-  for (i = 0; i < 4; ++i) {
-    long fd;
+  for (i = 0; i < 4 && fd < 0; ++i) {
     attr->exclude_kernel = i < 2;
     attr->exclude_hv = i == 0 || i == 2;
     fd = cpucycles_os_perf_event_open(attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd >= 0) return (int) fd;
-    *err = errno;
+    *err = errno; /* stale after a success, and then unused */
     /* nor will the exclude bits change these */
     if (*err == ENOSYS || *err == ENOENT || *err == ENODEV || *err == EMFILE) break;
   }
-  return -1;
+  return (int) fd;
 }
 
 /* One event into s, and its id, within the fd budget. */
 static int add_event(struct slot *s, struct perf_event_attr *attr, int *err)
 {
-  int fd;
-  if (!reserve(1)) {
-    *err = EMFILE;
-    return 0;
-  }
-  fd = open_event(attr, err);
-  s->id[s->fds] = 0;
+  int fd = reserve(err) ? open_event(attr, err) : -1;
   if (fd >= 0 && cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &s->id[s->fds]) == 0) {
     s->fd[s->fds++] = fd;
     return 1;
@@ -293,8 +264,9 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, int *err)
    only said: counting on P-cores goes on. */
 static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
 {
-  struct perf_event_attr attr;
-  struct slot *s = free_slot();
+  struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof attr, .config = PERF_COUNT_HW_CPU_CYCLES,
+                                  .config1 = c->config1, .pinned = 1, .read_format = PERF_FORMAT_ID };
+  struct slot *s = free_slot(0);
   int err;
   if (!s) {
     cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
@@ -302,15 +274,6 @@ static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   }
   s->tid = cpucycles_os_thread_id();
   s->counter = c;
-  s->fds = 0;
-  s->page = 0;
-  memset(&attr, 0, sizeof attr);
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.size = sizeof attr;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
-  attr.config1 = c->config1;
-  attr.pinned = 1;
-  attr.read_format = PERF_FORMAT_ID;
   if (!add_event(s, &attr, &err)) {
     settle(s, FREE);
     cpucycles_say(probe, "perf_event_open: %s", words(err));
@@ -389,10 +352,9 @@ static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t
   CPUCYCLES_PERF_BARRIER();
   if (t->slot) {
     struct slot *s = &slots[t->slot - 1];
-    unsigned int word = word_of(s);
     t->slot = 0;
     note(t, 0);
-    if (KIND(word) == LIVE && claim(s, word)) give_back(s, 0);
+    if (claim(s, 1u << LIVE, 0, 0)) give_back(s, 0);
   }
 }
 
@@ -412,14 +374,11 @@ static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_th
   }
   if (!exited && now - t->retry_ns >= 0) {
     t->base = t->last;
-    if (open_thread(c, t, &unheard)) {
-      count = sum(c, t);
-      if (count >= 0) {
-        v = t->base + count;
-        goto done;
-      }
-      drop(c, t);
+    if (open_thread(c, t, &unheard) && (count = sum(c, t)) >= 0) {
+      v = t->base + count;
+      goto done;
     }
+    drop(c, t); /* opened but unreadable (a no-op if it did not open) */
     t->retry_ns = now + RETRY_NS;
   }
   /* no event: time at the rate seen at setup, on from the last count */
@@ -471,8 +430,7 @@ static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
   return 1;
 }
 
-int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                         struct cpucycles_probe *probe)
+int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
 {
   long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
@@ -485,14 +443,12 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
-  c->toggle = 0;
-  if (!advances(c, t)) {
-    c->toggle = 1;
-    if (!advances(c, t)) {
-      cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
-      cpucycles_perf_close(c);
-      return 0;
-    }
+  c->toggle = 0; /* plain reads first: sum() reads toggle */
+  c->toggle = !advances(c, t);
+  if (c->toggle && !advances(c, t)) {
+    cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
+    cpucycles_perf_close(c);
+    return 0;
   }
   if (!probe->words[0]) /* an E-core refusal matters more */
     cpucycles_say(probe, c->toggle ? "plain read of the count does not advance; reading between disable and enable"
@@ -503,11 +459,13 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 
 /* ---- knobs ---- */
 
+/* A refusal that cpucycles-open would lift. */
+static int needs_open(struct cpucycles_probe *probe) { probe->need = CPUCYCLES_NEED_OPEN; return 0; }
+
 long cpucycles_perf_rdpmc_knob(const char **path)
 {
-  static const char *const files[] = {
-    "/sys/devices/cpu/rdpmc", "/sys/devices/cpu_core/rdpmc", "/sys/devices/cpu_atom/rdpmc",
-  };
+  static const char *const files[] = { "/sys/devices/cpu/rdpmc", "/sys/devices/cpu_core/rdpmc",
+                                       "/sys/devices/cpu_atom/rdpmc" };
   long least = -1, value;
   unsigned int i;
   for (i = 0; i < sizeof files / sizeof files[0]; ++i)
@@ -528,8 +486,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
   }
   if (value > PARANOID_MOST) {
     cpucycles_say(probe, "perf_event_paranoid is %ld; run cpucycles-open as root", value);
-    probe->need = CPUCYCLES_NEED_OPEN;
-    return 0;
+    return needs_open(probe);
   }
   value = cpucycles_perf_rdpmc_knob(&path);
   if (value < 0 && !page) {
@@ -538,8 +495,7 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
   }
   if (value >= 0 && value < RDPMC_ALWAYS) {
     cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
-    probe->need = CPUCYCLES_NEED_OPEN;
-    return 0;
+    return needs_open(probe);
   }
   return 1;
 }
@@ -551,8 +507,7 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
   int knob = cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &value);
   if (knob && value < 1) {
     cpucycles_say(probe, "perf_user_access is %ld; run cpucycles-open as root", value);
-    probe->need = CPUCYCLES_NEED_OPEN;
-    return 0;
+    return needs_open(probe);
   }
   if (!cpucycles_perf_setup(c, t, probe)) return 0;
   /* The page's cap_user_rdpmc follows the event's own flag (on arm64 and
@@ -561,13 +516,11 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
      guard.  Without the knob (no /proc), nothing vouches for the read. */
   probe->may_trap = !knob;
   if (t->page->cap_user_rdpmc && t->page->index) return 1;
-  if (!t->page->cap_user_rdpmc)
-    cpucycles_say(probe, "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
-  else
-    cpucycles_say(probe, "perf gives counter index 0: user reads are off; run cpucycles-open as root");
-  probe->need = CPUCYCLES_NEED_OPEN;
+  cpucycles_say(probe, t->page->cap_user_rdpmc
+                           ? "perf gives counter index 0: user reads are off; run cpucycles-open as root"
+                           : "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(c);
-  return 0;
+  return needs_open(probe);
 }
 
 #else

@@ -53,8 +53,7 @@ struct cpucycles_perf_thread {
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
    sees them count, learning c->toggle and c->per_ns.  Returns 1, or 0 with
    nothing left open after saying why.  Runs no instruction that may trap. */
-int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                         struct cpucycles_probe *probe);
+int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe);
 
 /* The thread's count by read(2): what default-perfevent reads, and the
    other counters' way when their page cannot say.  Opens the thread's
@@ -109,12 +108,10 @@ static inline int cpucycles_perf_page_count(const volatile struct perf_event_mma
     *count = pc->offset;
     raw = rdpmc(index - 1);
     width = pc->pmc_width;
-    if (width > 0 && width < 64) {
-      unsigned int shift = 64 - width; /* a signed value of width bits */
-      *count += (long long) (raw << shift) >> shift;
-    } else {
+    if (width > 0 && width < 64) /* a signed value of width bits */
+      *count += (long long) (raw << (64 - width)) >> (64 - width);
+    else
       *count += (long long) raw;
-    }
     CPUCYCLES_PERF_BARRIER();
   } while (pc->lock != seq);
   return 1;
@@ -129,10 +126,9 @@ static inline int cpucycles_perf_page_count(const volatile struct perf_event_mma
 static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                              unsigned int want, unsigned long long (*rdpmc)(unsigned int counter))
 {
-  const volatile struct perf_event_mmap_page *page;
-  long long base, count;
   for (;;) {
-    page = t->page;
+    const volatile struct perf_event_mmap_page *page = t->page;
+    long long base, count;
     CPUCYCLES_PERF_BARRIER();
     base = t->base;
     if (!page || !cpucycles_perf_page_count(page, want, rdpmc, &count)) return cpucycles_perf_read(c, t);
