@@ -53,7 +53,7 @@ struct cpucycles_perf_thread {
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
    sees them count, learning c->toggle and c->per_ns.  Returns 1, or 0 with
    nothing left open after saying why.  Runs no instruction that may trap. */
-int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe);
+CPUCYCLES_COLD int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe);
 
 /* The thread's count by read(2): what default-perfevent reads, and the
    other counters' way when their page cannot say.  Opens the thread's
@@ -66,24 +66,24 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
 /* Gives back the events of every thread of counter c (the selection's
    losers, dlclose: no other thread reads c then); each opens anew on its
    next read. */
-void cpucycles_perf_close(const struct cpucycles_perf *c);
+CPUCYCLES_COLD void cpucycles_perf_close(const struct cpucycles_perf *c);
 
 /* The smallest value of the existing /sys/devices/{cpu,cpu_core,cpu_atom}/rdpmc
    files (2: RDPMC allowed everywhere, 1: only with a mapped perf event,
    0: never) and that file's path, or -1 where there is none (no x86 PMU
    driver). */
-long cpucycles_perf_rdpmc_knob(const char **path);
+CPUCYCLES_COLD long cpucycles_perf_rdpmc_knob(const char **path);
 
 /* 1 if perf_event_paranoid is at most 2 and every rdpmc file is 2; else 0
    after saying which knob.  Without a page (no mapped event whose
    cap_user_rdpmc can tell) the files must also exist. */
-int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page);
+CPUCYCLES_COLD int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page);
 
 /* What arm64-perfpmc and riscv*-perfrdcycle share: perf_user_access not 0,
    this thread's events set up and mapped (which is what makes these
    kernels let user code read the counter), and the page saying so
    (cap_user_rdpmc).  Returns 1, or 0 with nothing left open after saying why. */
-int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+CPUCYCLES_COLD int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                 struct cpucycles_probe *probe);
 
 #define CPUCYCLES_PERF_BARRIER() __asm__ __volatile__("" ::: "memory")
