@@ -22,9 +22,7 @@ long long (*cpucycles)(void) = first_call;
    caller that still sees first_call waits with an acquire load) is a
    benign race, which tests/tsan.supp tells ThreadSanitizer about. */
 
-#define NOT_STARTED 0
-#define RUNNING 1
-#define DONE 2
+enum { NOT_STARTED, RUNNING, DONE }; /* a job's state */
 
 static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
