@@ -50,3 +50,28 @@ if [ -f "$PACKAGE/bin/cpucycles-open" ]; then
       fail symbols_info_links_the_library "none of the library's names in cpucycles-info: the look at cpucycles-open proves nothing"
   fi
 fi
+
+# A program that never traces links neither the trace printer nor any of
+# the printf family (issue 30): the probes' words are formatted through
+# the pointer cpucycles_tracesetup() hands in.  Its look at
+# cpucycles-info proves that nm sees those names where they are linked.
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+printf '#include <cpucycles.h>\nint main(void) { return cpucycles() < 0; }\n' > "$d/quiet.c"
+printing() { # PROGRAM: the printing names it links
+  $NM "$1" 2>/dev/null | awk '$3 ~ /^(cpucycles_trace_print|v?s?n?printf|putchar|fflush)(@.*)?$/ {print $3}' | sort -u | tr '\n' ' '
+}
+if $CC -I"$PACKAGE/include" "$d/quiet.c" "$PACKAGE/lib/libcpucycles.a" -o "$d/quiet" $LIBPTHREAD > "$d/log" 2>&1 &&
+   $NM "$d/quiet" > /dev/null 2>&1; then
+  got=$(printing "$d/quiet")
+  traced=$(printing "$PACKAGE/bin/cpucycles-info")
+  if [ -n "$got" ]; then
+    fail symbols_untraced_program_links_no_printf "$got"
+  elif [ -z "$traced" ]; then
+    skip symbols_untraced_program_links_no_printf "nm sees no printing names in cpucycles-info either (stripped?)"
+  else
+    pass symbols_untraced_program_links_no_printf
+  fi
+else
+  fail symbols_untraced_program_links_no_printf "does not build or nm cannot read it: $(head -n 3 "$d/log")"
+fi
