@@ -59,7 +59,7 @@ d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 printf '#include <cpucycles.h>\nint main(void) { return cpucycles() < 0; }\n' > "$d/quiet.c"
 printing() { # PROGRAM: the printing names it links
-  $NM "$1" 2>/dev/null | awk '$3 ~ /^(cpucycles_trace_print|v?s?n?printf|putchar|fflush)(@.*)?$/ {print $3}' | sort -u | tr '\n' ' '
+  $NM "$1" 2>/dev/null | awk '$NF ~ /^(cpucycles_trace_print|v?s?n?printf|putchar|fflush)(@.*)?$/ {print $NF}' | sort -u | tr '\n' ' '
 }
 if $CC -I"$PACKAGE/include" "$d/quiet.c" "$PACKAGE/lib/libcpucycles.a" -o "$d/quiet" $LIBPTHREAD > "$d/log" 2>&1 &&
    $NM "$d/quiet" > /dev/null 2>&1; then
