@@ -73,18 +73,14 @@ static void handler(int sig, siginfo_t *info, void *context)
   } else {
     /* run as the kernel would: the interrupted mask plus the handler's own */
     if (theirs.sa_flags & SA_RESETHAND) previous[i] = dfl;
-    if (context)
-      during = ((ucontext_t *) context)->uc_sigmask;
-    else
-      pthread_sigmask(SIG_SETMASK, 0, &during);
+    if (context) during = ((ucontext_t *) context)->uc_sigmask;
+    else pthread_sigmask(SIG_SETMASK, 0, &during);
     for (k = 1; k <= SIGNALS; ++k)
       if (sigismember(&theirs.sa_mask, k) == 1) sigaddset(&during, k);
     if (!(theirs.sa_flags & SA_NODEFER)) sigaddset(&during, sig);
     pthread_sigmask(SIG_SETMASK, &during, &mask);
-    if (theirs.sa_flags & SA_SIGINFO)
-      theirs.sa_sigaction(sig, info, context);
-    else
-      theirs.sa_handler(sig);
+    if (theirs.sa_flags & SA_SIGINFO) theirs.sa_sigaction(sig, info, context);
+    else theirs.sa_handler(sig);
     pthread_sigmask(SIG_SETMASK, &mask, 0);
   }
   /* someone put ours back after the guard came down: give theirs back */
@@ -131,7 +127,4 @@ void cpucycles_guard_forget(void)
   for (i = 0; ever && i < GUARDED; ++i) put_back(i);
 }
 
-__attribute__((destructor)) static void guard_unload(void)
-{
-  cpucycles_guard_forget();
-}
+__attribute__((destructor)) static void guard_unload(void) { cpucycles_guard_forget(); }

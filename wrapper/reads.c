@@ -78,22 +78,21 @@ long long cpucycles_read_extended(void)
   const struct reading *r = reading();
   unsigned long long low = (unsigned long long) r->raw() & 0xffffffffULL;
   long long now = cpucycles_os_nanoseconds();
-  long long value = last_set ? last_value : r->start_value;
-  long long then = last_set ? last_ns : r->start_ns;
+  long long value = last_set ? last_value : r->start_value, then = last_set ? last_ns : r->start_ns;
   long long moved = (long long) ((low - (unsigned long long) value) & 0xffffffffULL);
   double wraps = ((double) (now - then) * r->ticks_per_ns - (double) moved) / WRAP + 0.5;
 
   value += moved + (wraps < 1 ? 0 : (long long) wraps) * 4294967296LL;
-  last_value = value;
-  last_ns = now;
-  last_set = 1;
+  last_value = value, last_ns = now, last_set = 1;
   return value;
 }
 
-/* The scaling of ticks into r; 1 if it reads the monotonic clock itself */
-static int set_scale(struct reading *r, long long (*ticks)(void), double scaling, int clock)
+/* Sets r to scale ticks and returns the read through it: ticks itself at
+   scaling 1, the monotonic clock read directly where clock says ticks is it */
+static long long (*set_scale(struct reading *r, long long (*ticks)(void), double scaling, int clock))(void)
 {
   struct timespec t;
+  if (scaling == 1) return ticks;
   r->raw = ticks;
   for (r->shift = 32; r->shift > 0 && scaling * (double) (1ULL << r->shift) >= WRAP; --r->shift) continue;
   r->mult = (unsigned long long) (scaling * (double) (1ULL << r->shift) + 0.5);
@@ -101,31 +100,27 @@ static int set_scale(struct reading *r, long long (*ticks)(void), double scaling
     r->sec0 = t.tv_sec;
     r->per_second = (long long) (scaling * 1e9 + 0.5);
     r->base = (long long) (((unsigned long long) t.tv_sec * (unsigned long long) r->per_second) & ((1ULL << 62) - 1));
-    return 1;
+    return r == &trial ? trial_clock : cpucycles_read_clock;
   }
   r->from = ticks();
   /* positive, and the same in every process (the product mod 2^64 is exact) */
   r->base = r->from > 0 ? (long long) (scale_up(r, (unsigned long long) r->from) & ((1ULL << 62) - 1)) : 0;
-  return 0;
+  return r == &trial ? trial_scaled : cpucycles_read_scaled;
 }
 
 long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void)
 {
-  if (scaling == 1) return ticks;
-  return set_scale(&trial, ticks, scaling, clock) ? trial_clock : trial_scaled;
+  return set_scale(&trial, ticks, scaling, clock);
 }
 
 long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void)
 {
   /* the caller's release store of cpucycles publishes chosen */
-  if (only32) {
-    chosen.raw = ticks;
-    chosen.ticks_per_ns = hz / 1e9;
-    chosen.start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
-    chosen.start_ns = cpucycles_os_nanoseconds();
-    last_set = 0;
-    return cpucycles_read_extended;
-  }
-  if (scaling == 1) return ticks;
-  return set_scale(&chosen, ticks, scaling, clock) ? cpucycles_read_clock : cpucycles_read_scaled;
+  if (!only32) return set_scale(&chosen, ticks, scaling, clock);
+  chosen.raw = ticks;
+  chosen.ticks_per_ns = hz / 1e9;
+  chosen.start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
+  chosen.start_ns = cpucycles_os_nanoseconds();
+  last_set = 0;
+  return cpucycles_read_extended;
 }

@@ -64,11 +64,9 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycle
      passes its probe and precision test; otherwise the rule decides. */
   for (i = 0; out->wanted && i < count; ++i)
     if (!strcmp(table[i].name, out->wanted)) wanted = i;
-  if (out->wanted && wanted < 0) out->wanted_refused = "no such counter in this build";
-  if (wanted >= 0) {
-    try_counter(&w, wanted);
-    if (out->chosen < 0) out->wanted_refused = out->candidate[wanted].fail;
-  }
+  if (wanted >= 0) try_counter(&w, wanted);
+  if (out->wanted && out->chosen < 0)
+    out->wanted_refused = wanted < 0 ? "no such counter in this build" : out->candidate[wanted].fail;
 
   if (out->chosen < 0)
     for (i = 0; i < count; ++i) try_counter(&w, i);
@@ -114,10 +112,7 @@ static void close_others(struct selecting *w, int i)
 {
   int k;
   for (k = 0; k < w->out->count; ++k)
-    if (k != i && w->open[k]) {
-      w->table[k].close();
-      w->open[k] = 0;
-    }
+    if (k != i && w->open[k]) w->table[k].close(), w->open[k] = 0;
   w->open[i] = 1;
 }
 
@@ -167,7 +162,7 @@ static void add_step(long long step[], int seen[], long long s)
 /* Precision: PRECISION_CALLS reads must never decrease and must increase
    at least once; PRECISION_TRIES chances within the retry budget.  Returns
    the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
-   with *fail. */
+   with *fail set. */
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
 {
   long long v[PRECISION_CHUNK], last = 0;
@@ -192,79 +187,64 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
       }
       last = v[PRECISION_CHUNK - 1];
     }
-    *fail = decreased ? "went backwards in every try" : "never moved in every try";
     if (!decreased && step[0]) {
       for (i = 0; i < STEPS_KEPT && seen[i] < STEP_SEEN_LEAST; ++i) continue;
       return i < STEPS_KEPT ? step[i] : step[0];
     }
+    *fail = decreased ? "went backwards in every try" : "never moved in every try";
   }
   return 0;
 }
 
 /* Steps 1 and 2: the counter's own probe, a guarded first read if it may
-   trap, then its class.  Returns 1 if the counter is still in the running. */
+   trap, then its class's penalty.  Returns 1 if the counter is still in the
+   running. */
 static int set_up(struct selecting *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_candidate *t = &w->out->candidate[i];
-  long long setup;
+  const char *why = 0;
   int crash;
 
   if (w->open[i]) counter->close(); /* a wanted counter that failed is set up again */
   close_others(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
   t->probe.format = w->format; /* only a trace prints the words */
-  setup = t->setup = counter->setup(&t->probe);
-  if (setup == CPUCYCLES_SKIP) {
-    t->fail = "setup skipped";
-    return 0;
-  }
-  if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) {
-    reject(w, i, signal_words(crash));
-    return 0;
-  }
-  if (setup == CPUCYCLES_CYCLECOUNTER) {
-    t->penalty = PENALTY_CYCLECOUNTER;
-  } else if (setup == CPUCYCLES_EXTEND32) {
-    t->penalty = PENALTY_EXTEND32;
-    t->only32 = 1;
-  } else if (setup == CPUCYCLES_MAYBECYCLECOUNTER || setup == CPUCYCLES_FINDMULTIPLIER || setup > 0) {
+  t->setup = counter->setup(&t->probe);
+  if (t->setup == CPUCYCLES_SKIP) why = "setup skipped";
+  else if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) why = signal_words(crash);
+  else if (t->setup == CPUCYCLES_CYCLECOUNTER) t->penalty = PENALTY_CYCLECOUNTER;
+  else if (t->setup == CPUCYCLES_EXTEND32) t->penalty = PENALTY_EXTEND32, t->only32 = 1;
+  else if (t->setup == CPUCYCLES_MAYBECYCLECOUNTER || t->setup == CPUCYCLES_FINDMULTIPLIER || t->setup > 0)
     t->penalty = PENALTY_OFFCORE;
-  } else {
-    reject(w, i, "unknown setup class");
-    return 0;
-  }
-  return 1;
+  else why = "unknown setup class";
+  if (why) reject(w, i, why);
+  return !why;
 }
 
 /* Steps 3 and 4: scaling and precision; the smallest precision wins, an
    earlier counter a tie. */
 static void measure(struct selecting *w, int i)
 {
-  const struct cpucycles_counter *counter = &w->table[i];
+  long long (*ticks)(void) = w->table[i].ticks;
   struct cpucycles_candidate *t = &w->out->candidate[i];
-  const char *fail;
-  long long step;
+  const char *fail = 0;
 
-  t->scaling = 1;
-  if (t->setup > 0) {
-    t->scaling = (double) persecond(w) / (double) t->setup;
-  } else if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(counter->ticks, persecond(w)))) {
+  t->scaling = t->setup > 0 ? (double) persecond(w) / (double) t->setup : 1;
+  if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(ticks, persecond(w)))) {
     reject(w, i, "its rate is no n/d multiple of persecond");
     return;
   }
   close_others(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
      extension */
-  step = precision(cpucycles_read_trial(counter->ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
-  if (!step) {
+  t->step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
+  if (fail) {
     reject(w, i, fail);
     return;
   }
-  t->step = step;
-  t->precision = step + t->penalty + ORDER_BUMP * w->working++;
-  t->fail = 0;
-  t->unmeasured = 0;
+  t->precision = t->step + t->penalty + ORDER_BUMP * w->working++;
+  t->fail = 0, t->unmeasured = 0;
   if (w->out->chosen < 0 || t->precision < w->out->candidate[w->out->chosen].precision) w->out->chosen = i;
 }
 
@@ -274,16 +254,14 @@ static void measure(struct selecting *w, int i)
    measuring everything would make, at a fraction of the first call. */
 static void try_counter(struct selecting *w, int i)
 {
-  struct cpucycles_selection *out = w->out;
-  int k;
+  struct cpucycles_candidate *c = w->out->candidate;
+  int k, best = w->out->chosen;
   if (!set_up(w, i)) return;
-  if (!w->format && out->chosen >= 0 &&
-      SMALLEST_STEP + out->candidate[i].penalty + ORDER_BUMP * w->working >= out->candidate[out->chosen].precision) {
-    out->candidate[i].fail = "not measured: cannot beat the counter already found";
-    out->candidate[i].unmeasured = 1;
+  if (!w->format && best >= 0 && SMALLEST_STEP + c[i].penalty + ORDER_BUMP * w->working >= c[best].precision) {
+    c[i].fail = "not measured: cannot beat the counter already found", c[i].unmeasured = 1;
     return;
   }
   for (k = 0; k < i; ++k)
-    if (out->candidate[k].unmeasured) measure(w, k);
+    if (c[k].unmeasured) measure(w, k);
   measure(w, i);
 }
