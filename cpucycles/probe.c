@@ -14,35 +14,31 @@ void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
   va_end(ap);
 }
 
-/* Exact, in integers only, so every ISA gets the same bits: the first
-   SIGNIFICANT digits are kept as v, and v * 10^e is the number (digits
-   dropped after them can only decide a rounding that v's own remainder
-   already decides). */
-#define SIGNIFICANT 18 /* decimal digits kept: 10^18 < 2^63 */
-#define DECIMAL_LIMIT 100000000000000000LL /* 10^17: one more digit still fits */
+/* Exact, in integers only, so every ISA gets the same bits: v keeps the
+   first 18 significant digits (while v < 10^17, one more fits under
+   10^18 < 2^63), and v * 10^e is the number (digits dropped after them can
+   only decide a rounding that v's own remainder already decides). */
+#define DECIMAL_LIMIT 100000000000000000LL /* 10^17 */
 #define EXPONENT_MOST 100000 /* an exponent beyond any rate: read no further */
 #define DIGIT(c) ((c) >= '0' && (c) <= '9')
 
 const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out)
 {
   const char *start = s;
-  long long v = 0, unit = 1, x = 0;
-  long e = exp10;
-  int kept = 0, point = 0, minus;
+  long long v = 0, unit = 1, x = 0, e = exp10;
+  int point = 0;
   for (; DIGIT(*s) || (*s == '.' && !point); ++s)
     if (*s == '.') point = 1;
-    else if (kept == SIGNIFICANT) e += !point;
-    else v = v * 10 + (*s - '0'), kept += v != 0, e -= point;
+    else if (v >= DECIMAL_LIMIT) e += !point;
+    else v = v * 10 + (*s - '0'), e -= point;
   if (s == start + point) return 0; /* no digit, only perhaps the point */
   if (exponent && (*s == 'e' || *s == 'E')) {
-    minus = s[1] == '-';
-    s += 1 + (s[1] == '+' || s[1] == '-');
-    if (!DIGIT(*s)) return 0;
-    for (; DIGIT(*s); ++s) x = x < EXPONENT_MOST ? x * 10 + (*s - '0') : x;
+    int minus = s[1] == '-';
+    for (s += 1 + (minus || s[1] == '+'), start = s; DIGIT(*s); ++s) x = x < EXPONENT_MOST ? x * 10 + (*s - '0') : x;
+    if (s == start) return 0; /* a bare exponent mark */
     e += minus ? -x : x;
   }
-  for (; v && e > 0; --e, v *= 10)
-    if (v >= DECIMAL_LIMIT) return 0;
+  for (; v && e > 0; --e, v *= 10) if (v >= DECIMAL_LIMIT) return 0;
   /* v < 10^18, so unit stays a power of ten no greater: where e is still
      negative after it passed v, v is under a tenth of the divisor and
      rounds to 0 */
@@ -55,32 +51,26 @@ int cpucycles_read_knob(const char *path, long *value)
 {
   char text[64];
   long long v;
-  int minus;
   if (cpucycles_os_read_text(path, 0, text, sizeof text) <= 0) return 0;
-  minus = text[0] == '-';
-  if (!cpucycles_decimal(text + minus, 0, 0, &v) || v > 1000000000) return 0;
-  *value = minus ? (long) -v : (long) v;
+  if (!cpucycles_decimal(text + (text[0] == '-'), 0, 0, &v) || v > 1000000000) return 0;
+  *value = text[0] == '-' ? (long) -v : (long) v;
   return 1;
 }
 
-static const char *blanks(const char *s)
-{
-  while (*s == ' ' || *s == '\t' || *s == '\r') ++s;
-  return s;
-}
+#define BLANKS " \t\r" /* between a cpuinfo line's key, colon and value */
 
 /* value() of the line's VALUE where line is "KEY<blanks>:<blanks>VALUE"
-   with a KEY of keys[], else 0 */
+   with a KEY of keys[], else 0.  (*eol, a newline or the text's closing
+   NUL, is no ':' and no blank.) */
 static long long match(const char *const keys[], long long (*value)(const char *s, const char *eol),
                        const char *line, const char *eol, int *key)
 {
   long long got;
   for (*key = 0; keys[*key]; ++*key) {
     size_t length = strlen(keys[*key]);
-    const char *s = blanks(line + length);
-    if ((size_t) (eol - line) > length && !strncmp(line, keys[*key], length) && *s == ':' &&
-        (got = value(blanks(s + 1), eol)))
-      return got;
+    const char *s = (size_t) (eol - line) > length && !strncmp(line, keys[*key], length) ? line + length : eol;
+    s += strspn(s, BLANKS);
+    if (*s == ':' && (got = value(s + 1 + strspn(s + 1, BLANKS), eol))) return got;
   }
   return 0;
 }
@@ -95,24 +85,21 @@ static long long match(const char *const keys[], long long (*value)(const char *
 long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
                             char *text, size_t size, size_t first, long most, int *key)
 {
-  long offset = 0, n, room;
-  size_t kept = 0;
+  long offset = 0, n, room, kept = 0;
   int cut = 0;
-  for (room = (long) first - 1; offset < most; room = (long) (size - kept) - 1) {
+  for (room = (long) first - 1; offset < most; offset += n, room = (long) size - kept - 1) {
     char *line = text, *end, *eol;
     long long got;
     if ((n = cpucycles_os_read_text("/proc/cpuinfo", offset, text + kept, (size_t) room + 1)) < 0) return 0;
-    offset += n;
     end = text + kept + n;
-    for (; line < end && ((eol = memchr(line, '\n', (size_t) (end - line))) || n < room); line = eol + 1) {
-      if (!eol) eol = end;
+    for (; line < end && ((eol = memchr(line, '\n', (size_t) (end - line))) || n < room); line = eol + 1, cut = 0) {
+      if (!eol) eol = end; /* the last line, at the end of the file */
       if (!cut && (got = match(keys, value, line, eol, key))) return got;
-      cut = 0;
     }
     if (n < room) return 0;
-    kept = (size_t) (end - line);
-    if (kept == size - 1) cut = 1, kept = 0; /* the whole buffer is one line */
-    memmove(text, line, kept);
+    kept = end - line;
+    if (kept == (long) size - 1) cut = 1, kept = 0; /* the whole buffer is one line */
+    memmove(text, line, (size_t) kept);
   }
   return 0;
 }

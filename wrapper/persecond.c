@@ -16,8 +16,9 @@
 #define PERSECOND_DEFAULT 2399987654LL
 #define PERSECOND_MIN 1000000LL       /* below 1 MHz: not a real CPU clock */
 #define PERSECOND_MAX 1000000000000LL /* above 1 THz: garbage */
-/* One buffer on the stack serves every source: a whole rate file (one
-   longer is not a number), or /proc/cpuinfo a piece at a time. */
+/* One buffer on the stack serves every source: a whole rate file of up
+   to this many bytes (one longer is not a number), or /proc/cpuinfo a
+   piece of up to this many at a time. */
 #define TEXT_BYTES 4096
 /* /proc/cpuinfo is read no further than this: past the "cpu MHz static"
    line of s390x with thousands of CPUs, and a bound on a hostile file.
@@ -27,10 +28,12 @@
 #define CPUINFO_MOST 4194304L
 #define CPUINFO_FIRST 1024
 
-#define SYSFS_CPU0 "/sys/devices/system/cpu/cpu0/"
+#define CPUFREQ "/sys/devices/system/cpu/cpu0/cpufreq/"
 
-#define SANE(hz) ((hz) >= PERSECOND_MIN && (hz) <= PERSECOND_MAX)
 #define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
+
+/* hz where it may be a CPU's rate, else 0 */
+static long long sane(long long hz) { return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX ? hz : 0; }
 
 /* Text of n bytes that is one number (times 10^exp10) with white space
    around it, or 0.  A NUL inside the text is junk, not its end.  The
@@ -41,32 +44,28 @@ static long long one_number(const char *text, size_t n, int exp10, int exponent)
   const char *end = text + n;
   long long hz;
   while (text < end && BLANK(*text)) ++text;
-  text = cpucycles_decimal(text, exp10, exponent, &hz);
-  if (!text) return 0;
+  if (!(text = cpucycles_decimal(text, exp10, exponent, &hz))) return 0;
   while (text < end && BLANK(*text)) ++text;
-  return text == end && SANE(hz) ? hz : 0;
+  return text == end ? sane(hz) : 0;
 }
 
-/* A file that is one number.  Up to TEXT_BYTES is read; a file that
-   fills the buffer is asked whether it ends there: a longer one is not a
-   rate (and its number is never taken from a piece of it). */
-static long long from_file(const char *path, char *text, size_t size, int exp10, int exponent)
+/* A file of up to TEXT_BYTES that is one number.  text has room for a
+   byte more (and the NUL): a file that fills that byte too is longer, so
+   not a rate (its number is never taken from a piece of it). */
+static long long from_file(const char *path, char text[TEXT_BYTES + 2], int exp10, int exponent)
 {
-  char more[2];
-  long n = cpucycles_os_read_text(path, 0, text, size);
-  if (n <= 0) return 0;
-  if (n == (long) size - 1 && cpucycles_os_read_text(path, n, more, sizeof more) != 0) return 0;
-  return one_number(text, (size_t) n, exp10, exponent);
+  long n = cpucycles_os_read_text(path, 0, text, TEXT_BYTES + 2);
+  return n > 0 && n <= TEXT_BYTES ? one_number(text, (size_t) n, exp10, exponent) : 0;
 }
 
 /* /proc/cpuinfo keys, all in decimal MHz: x86 "cpu MHz", LoongArch
    "CPU MHz", s390x "cpu MHz static", PowerPC "clock" (value ends in MHz). */
-static const char *const cpuinfo_keys[] = { "cpu MHz", "CPU MHz", "cpu MHz static", "clock", 0 };
-static const char *const cpuinfo_words[] = { "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
-                                              "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock" };
+static const char *const mhz_keys[] = { "cpu MHz", "CPU MHz", "cpu MHz static", "clock", 0 };
+static const char *const mhz_sources[] = { "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
+                                           "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock" };
 /* the value is one number, perhaps followed by "MHz": one_number() once that
    and the blanks after it are cut off */
-static long long cpuinfo_mhz(const char *s, const char *eol)
+static long long mhz_value(const char *s, const char *eol)
 {
   while (eol > s && BLANK(eol[-1])) --eol;
   if (eol - s >= 3 && !strncmp(eol - 3, "MHz", 3)) eol -= 3;
@@ -77,13 +76,10 @@ static long long from_sysctl(void)
 {
 #ifdef CPUCYCLES_HAVE_SYSCTLBYNAME
   /* macOS: the CPU's nominal rate in Hz */
-  union { unsigned long long u64; unsigned int u32; } value;
+  union { unsigned long long u64; unsigned int u32; } value = { 0 };
   size_t size = sizeof value;
-  long long hz;
-  value.u64 = 0;
   if (sysctlbyname("hw.cpufrequency", &value, &size, 0, 0) != 0) return 0;
-  hz = size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64;
-  return SANE(hz) ? hz : 0;
+  return sane(size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64);
 #else
   return 0;
 #endif
@@ -96,29 +92,20 @@ static long long from_sysctl(void)
    /proc/cpuinfo; macOS's sysctl; the environment. */
 long long cpucycles_persecond_estimate(const char **source)
 {
-  char text[TEXT_BYTES + 1];
+  char text[TEXT_BYTES + 2]; /* TEXT_BYTES, a byte to see that a file is longer, a NUL */
   const char *env = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV);
   long long hz;
   int key;
-  if ((hz = from_file("/etc/cpucyclespersecond", text, sizeof text, 0, 1))) {
-    *source = "file /etc/cpucyclespersecond";
-  } else if ((hz = from_file(SYSFS_CPU0 "cpufreq/scaling_setspeed", text, sizeof text, 3, 0))) {
-    *source = "sysfs cpufreq scaling_setspeed";
-  } else if ((hz = from_file(SYSFS_CPU0 "cpufreq/scaling_max_freq", text, sizeof text, 3, 0))) {
-    *source = "sysfs cpufreq scaling_max_freq";
-  } else if ((hz = from_file(SYSFS_CPU0 "clock_tick", text, sizeof text, 0, 0))) {
-    *source = "sysfs clock_tick";
-  } else if ((hz = cpucycles_cpuinfo(cpuinfo_keys, cpuinfo_mhz, text, sizeof text, CPUINFO_FIRST + 1, CPUINFO_MOST, &key))) {
-    *source = cpuinfo_words[key];
-  } else if ((hz = from_sysctl())) {
-    *source = "sysctl hw.cpufrequency";
-  } else if (env && (hz = one_number(env, strlen(env), 0, 1))) {
-    *source = CPUCYCLES_PERSECOND_FROM_ENV;
-  } else {
-    hz = PERSECOND_DEFAULT;
-    *source = "default";
-  }
-  return hz;
+  if ((hz = from_file("/etc/cpucyclespersecond", text, 0, 1))) *source = "file /etc/cpucyclespersecond";
+  else if ((hz = from_file(CPUFREQ "scaling_setspeed", text, 3, 0))) *source = "sysfs cpufreq scaling_setspeed";
+  else if ((hz = from_file(CPUFREQ "scaling_max_freq", text, 3, 0))) *source = "sysfs cpufreq scaling_max_freq";
+  else if ((hz = from_file("/sys/devices/system/cpu/cpu0/clock_tick", text, 0, 0))) *source = "sysfs clock_tick";
+  else if ((hz = cpucycles_cpuinfo(mhz_keys, mhz_value, text, TEXT_BYTES + 1, CPUINFO_FIRST + 1, CPUINFO_MOST, &key)))
+    *source = mhz_sources[key];
+  else if ((hz = from_sysctl())) *source = "sysctl hw.cpufrequency";
+  else if (env && (hz = one_number(env, strlen(env), 0, 1))) *source = CPUCYCLES_PERSECOND_FROM_ENV;
+  else *source = "default";
+  return hz ? hz : PERSECOND_DEFAULT;
 }
 
 /* ---- rates timed against the monotonic clock ---- */
@@ -127,37 +114,33 @@ long long cpucycles_persecond_estimate(const char **source)
 #define ENDPOINT_SLACK_NS 5000   /* an endpoint read this long is retried ... */
 #define ENDPOINT_TRIES 8         /* ... a few times */
 
-/* A read of ticks bracketed by the clock; a preemption between the clock
-   reads shows as a wide bracket. */
-static void endpoint(long long (*ticks)(void), long long *value, long long *ns)
+/* A read of ticks bracketed by the clock, retried while a preemption
+   between the clock reads shows as a wide bracket; *ns is its middle. */
+static long long endpoint(long long (*ticks)(void), long long *ns)
 {
-  long long before = 0;
-  int try;
-  for (try = 0; try < ENDPOINT_TRIES; ++try) {
+  long long before, value;
+  int tries = 0;
+  do {
     before = cpucycles_os_nanoseconds();
-    *value = ticks();
+    value = ticks();
     *ns = cpucycles_os_nanoseconds();
-    if (*ns - before <= ENDPOINT_SLACK_NS) break;
-  }
+  } while (*ns - before > ENDPOINT_SLACK_NS && ++tries < ENDPOINT_TRIES);
   *ns -= (*ns - before) / 2;
+  return value;
 }
 
-static double window_hz(long long (*ticks)(void), int only32)
-{
-  long long t0, r0, r1, t1, moved;
-  endpoint(ticks, &r0, &t0);
-  do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
-  endpoint(ticks, &r1, &t1);
-  moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
-  return moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
-}
-
+/* each window's rate, inserted in order */
 void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS])
 {
+  long long t0, r0, t1, r1, moved;
   double v;
   int i, j;
   for (i = 0; i < CPUCYCLES_RATE_WINDOWS; ++i) {
-    hz[i] = window_hz(ticks, only32);
+    r0 = endpoint(ticks, &t0);
+    do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
+    r1 = endpoint(ticks, &t1);
+    moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
+    hz[i] = moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
     for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
   }
 }
@@ -165,11 +148,9 @@ void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_R
 long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
 {
   double hz[CPUCYCLES_RATE_WINDOWS];
-  if (!s->candidate[k].measured_hz) {
-    cpucycles_rates(table[k].ticks, s->candidate[k].only32, hz);
-    s->candidate[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
-  }
-  return s->candidate[k].measured_hz;
+  if (s->candidate[k].measured_hz) return s->candidate[k].measured_hz;
+  cpucycles_rates(table[k].ticks, s->candidate[k].only32, hz);
+  return s->candidate[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
 }
 
 int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to)
@@ -177,12 +158,11 @@ int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpu
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   for (; from < to && !strcmp(s->persecond_source, "default"); ++from) {
     const struct cpucycles_candidate *t = &s->candidate[from];
-    long long hz;
-    /* a core cycle counter that passed its precision test */
-    if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32)) continue;
-    hz = cpucycles_rate(table, s, from);
-    if (!SANE(hz)) continue;
-    s->persecond = hz;
+    /* a core cycle counter that passed its precision test, at a sane rate */
+    if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32) ||
+        !sane(cpucycles_rate(table, s, from)))
+      continue;
+    s->persecond = t->measured_hz;
     s->persecond_source = "measured";
     s->persecond_counter = from;
     return from;

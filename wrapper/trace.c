@@ -10,12 +10,14 @@
 
 #define STATED_TOLERANCE 0.01 /* a stated rate this far from the measured one is said */
 
-static void print_name(const char *name)
+/* "cpucycles wanted VARIABLE=VALUE", where VALUE comes from outside and
+   is printed safely: at most 64 characters, each outside [a-z0-9.-] as '?' */
+static void print_wanted(const char *variable, const char *value)
 {
   int i;
-  for (i = 0; name[i] && i < 64; ++i) /* a name from outside, printed safely */
-    putchar((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') || name[i] == '-' || name[i] == '.'
-            ? name[i] : '?');
+  printf("cpucycles wanted %s=", variable);
+  for (i = 0; value[i] && i < 64; ++i)
+    putchar(strchr("abcdefghijklmnopqrstuvwxyz0123456789-.", value[i]) ? value[i] : '?');
 }
 
 /* The class line (setup's class, counter.h), then what would give core
@@ -29,11 +31,10 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
   const char *c = table[s->chosen].name;
   long long kind = s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
 
-  if (kind > 0)
-    printf("cpucycles class %s offcore rate %lld\n", c, kind);
-  else
-    printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core" : kind == CPUCYCLES_EXTEND32 ? "core32"
-           : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore" : kind ? "offcore rate measured" : "none");
+  if (kind > 0) printf("cpucycles class %s offcore rate %lld\n", c, kind);
+  else printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core"
+              : kind == CPUCYCLES_EXTEND32 ? "core32" : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore"
+              : kind ? "offcore rate measured" : "none");
   if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32)
     printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
   else if (s->wanted && !s->wanted_refused)
@@ -48,54 +49,45 @@ static void print_verdict(const struct cpucycles_counter *table, const struct cp
            "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every user\n",
            table[locked].name, s->candidate[locked].probe.words);
   else
-    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say "
-           "why\n");
+    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say why\n");
 }
 
 void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s)
 {
+  const char *c = table[s->chosen].name, *wanted;
   int i, no_pmu = -1, locked = -1;
-  const char *wanted;
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
            s->candidate[i].precision, s->candidate[i].scaling, s->candidate[i].only32);
   printf("cpucycles persecond-source %s", s->persecond_source);
-  if (!strcmp(s->persecond_source, "measured"))
-    printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
+  if (!strcmp(s->persecond_source, "measured")) printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
   printf("\n");
   if (s->wanted) {
-    printf("cpucycles wanted CPUCYCLES_IMPLEMENTATION=");
-    print_name(s->wanted);
+    print_wanted("CPUCYCLES_IMPLEMENTATION", s->wanted);
     printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
   }
   /* the environment's rate is the last source: say when an earlier one won */
   if ((wanted = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV)) && strcmp(s->persecond_source, CPUCYCLES_PERSECOND_FROM_ENV)) {
-    printf("cpucycles wanted " CPUCYCLES_PERSECOND_ENV "=");
-    print_name(wanted);
+    print_wanted(CPUCYCLES_PERSECOND_ENV, wanted);
     printf(" ignored: %s states the rate\n", s->persecond_source);
   }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_candidate *t = &s->candidate[i];
-    const char *why = t->probe.words;
     double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", table[i].name);
-    if (i == s->chosen && t->precision)
-      printf("chosen: precision %lld", t->precision);
-    else if (i == s->chosen)
-      printf("chosen as the last resort: nothing else worked");
+    if (i == s->chosen && t->precision) printf("chosen: precision %lld", t->precision);
+    else if (i == s->chosen) printf("chosen as the last resort: nothing else worked");
     else if (t->precision)
-      printf("not chosen: precision %lld, %s has %lld", t->precision, table[s->chosen].name,
-             s->candidate[s->chosen].precision);
-    else
+      printf("not chosen: precision %lld, %s has %lld", t->precision, c, s->candidate[s->chosen].precision);
+    else { /* dropped; its probe's need, not its words, says what would help */
       printf("dropped: %s", t->fail ? t->fail : "unknown");
-    printf("%s%s", why[0] ? "; " : "", why);
-    if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
-      printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
-    printf("\n");
-    if (i != s->chosen && !t->precision) { /* its probe's need, not its words, names it */
       if (no_pmu < 0 && t->probe.need == CPUCYCLES_NEED_PMU) no_pmu = i;
       if (locked < 0 && t->probe.need == CPUCYCLES_NEED_OPEN) locked = i;
     }
+    printf("%s%s", t->probe.words[0] ? "; " : "", t->probe.words);
+    if (off > STATED_TOLERANCE || off < -STATED_TOLERANCE)
+      printf("; its stated rate %lld disagrees with %lld measured", t->setup, t->measured_hz);
+    printf("\n");
   }
   print_verdict(table, s, no_pmu, locked);
   fflush(stdout);
