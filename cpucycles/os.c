@@ -147,12 +147,13 @@ void *cpucycles_os_map_page(int fd)
 void cpucycles_os_unmap_page(void *page) { if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE)); }
 
 /* Only a 486 lacks CPUID (every amd64 CPU has it); the question is itself
-   a CPUID (an exit to the hypervisor in a guest), so it is asked once. */
+   a CPUID (an exit to the hypervisor in a guest), so it is asked once, and
+   only by 32-bit code. */
 int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4])
 {
 #if defined(__x86_64__) || defined(__i386__)
   static int have = -1;
-  if (have < 0) have = __get_cpuid_max(0, 0) != 0;
+  if (have < 0) have = sizeof(void *) == 8 || __get_cpuid_max(0, 0) != 0;
   if (have) { __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]); return 1; }
 #endif
   (void) leaf; (void) subleaf;

@@ -177,7 +177,7 @@ static void forget(const struct cpucycles_perf *c, int park)
 /* At its exit a thread gives back its fds and parks its pages, and opens
    no more events; its slot is found by its tid, as is any a dead thread
    of the same tid left. */
-static void thread_exit(void *unused)
+CPUCYCLES_COLD static void thread_exit(void *unused)
 {
   int tid = cpucycles_os_thread_id(), i;
   (void) unused;
@@ -199,7 +199,7 @@ void cpucycles_perf_close(const struct cpucycles_perf *c)
    the fds count the parent's threads: close them and forget the pages,
    whatever the slots' kinds (a parent's thread may have held one BUSY);
    the child's threads open their own on their next read. */
-static void fork_child(void)
+CPUCYCLES_COLD static void fork_child(void)
 {
   int i;
   forget(0, 0);
@@ -262,7 +262,8 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, int *err)
    reads through it) and names it in t, page published last.  Returns 1,
    or 0 with nothing left open, after saying why; an E-core refusal is
    only said: counting on P-cores goes on. */
-static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
+CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                                      struct cpucycles_probe *probe)
 {
   struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof attr, .config = PERF_COUNT_HW_CPU_CYCLES,
                                   .config1 = c->config1, .pinned = 1, .read_format = PERF_FORMAT_ID };
@@ -342,7 +343,7 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 
 /* Gives up t's events, keeping their count: the page is parked (a read
    below this one may be inside it), the fds closed. */
-static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+CPUCYCLES_COLD static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const volatile struct perf_event_mmap_page *page = t->page;
   long long count;
@@ -361,7 +362,7 @@ static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t
 /* The slow path, with t's generation odd throughout: the event is gone
    (its fd closed or taken, its thread's page says no) or in error, or the
    thread has none yet.  Time counts from here until a new event does. */
-static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   struct cpucycles_probe unheard = { 0 }; /* why a thread's event did not open: nobody asks */
   long long now, count, v;

@@ -53,7 +53,8 @@ struct cpucycles_perf_thread {
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
    sees them count, learning c->toggle and c->per_ns.  Returns 1, or 0 with
    nothing left open after saying why.  Runs no instruction that may trap. */
-CPUCYCLES_COLD int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe);
+CPUCYCLES_COLD int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                                        struct cpucycles_probe *probe);
 
 /* The thread's count by read(2): what default-perfevent reads, and the
    other counters' way when their page cannot say.  Opens the thread's

@@ -28,7 +28,7 @@ static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
 static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
 /* the trace printer, set by cpucycles_tracesetup() (trace.c): a program
    that never traces links neither it nor stdio */
-static void (*printer)(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+static cpucycles_printer *printer;
 static cpucycles_format *formatter;
 static volatile int exiting;
 static struct cpucycles_selection selection;
@@ -219,8 +219,7 @@ static void print_trace(void)
   printer(cpucycles_counters, s);
 }
 
-void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s),
-                         cpucycles_format *format)
+void cpucycles_trace_ask(cpucycles_printer *print, cpucycles_format *format)
 {
   int before = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED;
   printer = print;

@@ -32,7 +32,7 @@ static volatile int up, ever; /* a read is guarded now; ever was */
 static CPUCYCLES_THREAD sigjmp_buf *volatile escape; /* this thread's read */
 static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
-static void handler(int sig, siginfo_t *info, void *context);
+CPUCYCLES_COLD static void handler(int sig, siginfo_t *info, void *context);
 
 static int ours(const struct sigaction *a)
 {

@@ -66,8 +66,8 @@ long long cpucycles_read_extended(void);
 /* cpucycles.c, for cpucycles_tracesetup() in trace.c: print is to print
    the trace, by the first call if it is still to come (which then makes
    the probes' words with format), else now. */
-CPUCYCLES_COLD void cpucycles_trace_ask(void (*print)(const struct cpucycles_counter *table, const struct cpucycles_selection *s),
-                                        cpucycles_format *format);
+typedef void cpucycles_printer(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+CPUCYCLES_COLD void cpucycles_trace_ask(cpucycles_printer *print, cpucycles_format *format);
 
 /* trace.c: the trace of selection s over table (doc/api.md), ending
    with the chosen counter's class and what it means, in words. */
@@ -85,7 +85,8 @@ CPUCYCLES_COLD long long cpucycles_persecond_estimate(const char **source);
    only the default guess, the first working core cycle counter among
    table[from..to) gives its rate instead ("measured", in a few ms).
    Returns that counter's index, or -1 where none was timed here. */
-CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to);
+CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s,
+                                              int from, int to);
 
 /* persecond.c: the rate of ticks in ticks per second, over each of
    CPUCYCLES_RATE_WINDOWS windows of 1 ms against the monotonic clock
