@@ -37,9 +37,9 @@ struct cpucycles_probe {
                        read may read the clock itself (wrapper/reads.c) */
   int need; /* what a skip needs, for the trace's verdict: one of these */
 };
-#define CPUCYCLES_NEED_NOTHING 0
-#define CPUCYCLES_NEED_PMU 1  /* no PMU is exposed here (a guest) */
-#define CPUCYCLES_NEED_OPEN 2 /* a knob cpucycles-open sets stands in the way */
+/* NEED_PMU: no PMU is exposed here (a guest); NEED_OPEN: a knob that
+   cpucycles-open sets stands in the way */
+enum { CPUCYCLES_NEED_NOTHING, CPUCYCLES_NEED_PMU, CPUCYCLES_NEED_OPEN };
 
 /* printf-style into probe->words, through probe->format (cpucycles/probe.c) */
 CPUCYCLES_COLD void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
