@@ -53,7 +53,7 @@ static const char *words(int err)
    A page is unmapped only once no read can be using it: when its thread
    is gone, or by the selection and dlclose, when no other thread reads
    that counter.  A thread's own ticks() may be interrupted right inside
-   its page by a handler that drops the event, so a dropped or exiting
+   its page by a handler that gives up the event, so a given-up or exiting
    thread's page stays mapped ("parked", its fds closed) until the thread
    is gone; on RISC-V that is also what keeps the other threads' counters
    readable (perfuser.h). */
@@ -62,7 +62,7 @@ static const char *words(int err)
    or given back by one thread; LIVE, a living thread's events; PARKED, a
    page whose thread may still be running (no fds). */
 enum { FREE, BUSY, LIVE, PARKED };
-#define GONE (-1)  /* claim(): a thread that is gone */
+#define GONE (-1)  /* take(): a thread that is gone */
 #define RECORDS 8  /* perf counters one thread reads: three at most in a build */
 
 /* A free slot has neither fds nor page. */
@@ -86,7 +86,7 @@ static CPUCYCLES_THREAD int keyed, exited; /* its key destructor set, run */
    counter c (0: any) and its thread tid (0: any; GONE: one that is gone).
    All that is looked at before the swap, which fails if the slot changed
    hands meanwhile: the word counts its uses. */
-static int claim(struct slot *s, unsigned int kinds, const struct cpucycles_perf *c, int tid)
+static int take(struct slot *s, unsigned int kinds, const struct cpucycles_perf *c, int tid)
 {
   unsigned int word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
   return (kinds >> (word & 3) & 1) && (!c || s->counter == c) &&
@@ -94,13 +94,13 @@ static int claim(struct slot *s, unsigned int kinds, const struct cpucycles_perf
          __atomic_compare_exchange_n(&s->word, &word, (word & ~3u) | BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
-/* Hands on a claimed slot as kind, one more use on its word. */
+/* Hands on a taken slot as kind, one more use on its word. */
 static void settle(struct slot *s, unsigned int kind)
 {
   __atomic_store_n(&s->word, (s->word & ~3u) + 4 + kind, __ATOMIC_RELEASE);
 }
 
-/* Gives back a claimed slot: its fds that are still ours (a number the
+/* Gives back a taken slot: its fds that are still ours (a number the
    program has taken over is left alone), and its page if unmap, else the
    page stays parked under the slot's thread. */
 static void give_back(struct slot *s, int unmap)
@@ -121,17 +121,17 @@ static void reap(int all)
 {
   int i;
   for (i = 0; i < SLOTS; ++i)
-    if (claim(&slots[i], 1u << PARKED | (all ? 1u << LIVE : 0), 0, GONE)) give_back(&slots[i], 1);
+    if (take(&slots[i], 1u << PARKED | (all ? 1u << LIVE : 0), 0, GONE)) give_back(&slots[i], 1);
 }
 
-/* A free slot, claimed after reap(all); without one, it tries once more
+/* A free slot, taken after reap(all); without one, it tries once more
    reaping all, and then gives 0. */
 static struct slot *free_slot(int all)
 {
   int i;
   reap(all);
   for (i = 0; i < SLOTS; ++i)
-    if (claim(&slots[i], 1u << FREE, 0, 0)) return &slots[i];
+    if (take(&slots[i], 1u << FREE, 0, 0)) return &slots[i];
   return all ? 0 : free_slot(1);
 }
 
@@ -184,7 +184,7 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
   exited = 1;
   forget(0, 1);
   for (i = 0; i < SLOTS; ++i)
-    if (claim(&slots[i], 1u << LIVE, 0, tid)) give_back(&slots[i], 0);
+    if (take(&slots[i], 1u << LIVE, 0, tid)) give_back(&slots[i], 0);
 }
 
 void cpucycles_perf_close(const struct cpucycles_perf *c)
@@ -192,7 +192,7 @@ void cpucycles_perf_close(const struct cpucycles_perf *c)
   int i;
   forget(c, 0); /* this thread's own first: no read finds a page about to go */
   for (i = 0; i < SLOTS; ++i)
-    if (claim(&slots[i], 1u << LIVE | 1u << PARKED, c, 0)) give_back(&slots[i], 1);
+    if (take(&slots[i], 1u << LIVE | 1u << PARKED, c, 0)) give_back(&slots[i], 1);
 }
 
 /* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
@@ -343,7 +343,7 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 
 /* Gives up t's events, keeping their count: the page is parked (a read
    below this one may be inside it), the fds closed. */
-CPUCYCLES_COLD static void drop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+CPUCYCLES_COLD static void give_up(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const volatile struct perf_event_mmap_page *page = t->page;
   long long count;
@@ -355,7 +355,7 @@ CPUCYCLES_COLD static void drop(const struct cpucycles_perf *c, struct cpucycles
     struct slot *s = &slots[t->slot - 1];
     t->slot = 0;
     note(t, 0);
-    if (claim(s, 1u << LIVE, 0, 0)) give_back(s, 0);
+    if (take(s, 1u << LIVE, 0, 0)) give_back(s, 0);
   }
 }
 
@@ -370,7 +370,7 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cp
   CPUCYCLES_PERF_BARRIER();
   now = cpucycles_os_nanoseconds();
   if (t->slot || t->page) {
-    drop(c, t);
+    give_up(c, t);
     t->last_ns = t->retry_ns = now;
   }
   if (!exited && now - t->retry_ns >= 0) {
@@ -379,7 +379,7 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cp
       v = t->base + count;
       goto done;
     }
-    drop(c, t); /* opened but unreadable (a no-op if it did not open) */
+    give_up(c, t); /* opened but unreadable (a no-op if it did not open) */
     t->retry_ns = now + RETRY_NS;
   }
   /* no event: time at the rate seen at setup, on from the last count */
