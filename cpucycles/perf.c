@@ -23,7 +23,7 @@
 #define SETUP_SPIN 10000 /* the setup's busy loop, in steps */
 #define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms */
 
-static const char *words(int err)
+static const char *errno_text(int err)
 {
   switch (err) {
     case EACCES: return "EACCES: perf_event_paranoid too high; run cpucycles-open as root";
@@ -277,7 +277,7 @@ CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpu
   s->counter = c;
   if (!add_event(s, &attr, &err)) {
     settle(s, FREE);
-    cpucycles_say(probe, "perf_event_open: %s", words(err));
+    cpucycles_say(probe, "perf_event_open: %s", errno_text(err));
     probe->need = err == EACCES ? CPUCYCLES_NEED_OPEN : err == ENOENT ? CPUCYCLES_NEED_PMU : CPUCYCLES_NEED_NOTHING;
     return 0;
   }
@@ -291,7 +291,7 @@ CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpu
     attr.config = INTEL_RAW_CYCLES;
     if (!add_event(s, &attr, &err))
       cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores", c->ecore - 1,
-                    words(err));
+                    errno_text(err));
   }
   settle(s, LIVE);
   t->slot = (int) (s - slots) + 1;

@@ -33,7 +33,7 @@
 #define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
 
 /* hz where it may be a CPU's rate, else 0 */
-static long long sane(long long hz) { return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX ? hz : 0; }
+static long long plausible(long long hz) { return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX ? hz : 0; }
 
 /* Text of n bytes that is one number (times 10^exp10) with white space
    around it, or 0.  A NUL inside the text is junk, not its end.  The
@@ -46,7 +46,7 @@ static long long one_number(const char *text, size_t n, int exp10, int exponent)
   while (text < end && BLANK(*text)) ++text;
   if (!(text = cpucycles_decimal(text, exp10, exponent, &hz))) return 0;
   while (text < end && BLANK(*text)) ++text;
-  return text == end ? sane(hz) : 0;
+  return text == end ? plausible(hz) : 0;
 }
 
 /* A file of up to TEXT_BYTES that is one number.  text has room for a
@@ -79,7 +79,7 @@ static long long from_sysctl(void)
   union { unsigned long long u64; unsigned int u32; } value = { 0 };
   size_t size = sizeof value;
   if (sysctlbyname("hw.cpufrequency", &value, &size, 0, 0) != 0) return 0;
-  return sane(size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64);
+  return plausible(size == sizeof value.u32 ? (long long) value.u32 : (long long) value.u64);
 #else
   return 0;
 #endif
@@ -160,7 +160,7 @@ int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpu
     const struct cpucycles_candidate *t = &s->candidate[from];
     /* a core cycle counter that passed its precision test, at a sane rate */
     if (!t->precision || (t->setup != CPUCYCLES_CYCLECOUNTER && t->setup != CPUCYCLES_EXTEND32) ||
-        !sane(cpucycles_rate(table, s, from)))
+        !plausible(cpucycles_rate(table, s, from)))
       continue;
     s->persecond = t->measured_hz;
     s->persecond_source = "measured";
