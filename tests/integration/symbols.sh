@@ -53,22 +53,25 @@ fi
 
 # A program that never traces links neither the trace printer nor any of
 # the printf family (issue 30): the probes' words are formatted through
-# the pointer cpucycles_tracesetup() hands in.  Its look at
-# cpucycles-info proves that nm sees those names where they are linked.
+# the pointer cpucycles_tracesetup() hands in.  Names the same program
+# links without the library (a sanitizer's runtime prints) are not ours;
+# the look at cpucycles-info proves nm sees them where they are linked.
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 printf '#include <cpucycles.h>\nint main(void) { return cpucycles() < 0; }\n' > "$d/quiet.c"
+printf 'int main(void) { return 0; }\n' > "$d/bare.c"
 printing() { # PROGRAM: the printing names it links
-  $NM "$1" 2>/dev/null | awk '$NF ~ /^(cpucycles_trace_print|v?s?n?printf|putchar|fflush)(@.*)?$/ {print $NF}' | sort -u | tr '\n' ' '
+  $NM "$1" 2>/dev/null | awk '$NF ~ /^(cpucycles_trace_print|v?s?n?printf|putchar|fflush)(@.*)?$/ {print $NF}' | sort -u
 }
 if $CC -I"$PACKAGE/include" "$d/quiet.c" "$PACKAGE/lib/libcpucycles.a" -o "$d/quiet" $LIBPTHREAD > "$d/log" 2>&1 &&
-   $NM "$d/quiet" > /dev/null 2>&1; then
-  got=$(printing "$d/quiet")
-  traced=$(printing "$PACKAGE/bin/cpucycles-info")
+   $CC "$d/bare.c" -o "$d/bare" > "$d/log" 2>&1 && $NM "$d/quiet" > /dev/null 2>&1; then
+  printing "$d/bare" > "$d/bare.names"
+  got=$(printing "$d/quiet" | grep -vxF -f "$d/bare.names" | tr '\n' ' ')
+  traced=$(printing "$PACKAGE/bin/cpucycles-info" | grep -vxF -f "$d/bare.names")
   if [ -n "$got" ]; then
     fail symbols_untraced_program_links_no_printf "$got"
   elif [ -z "$traced" ]; then
-    skip symbols_untraced_program_links_no_printf "nm sees no printing names in cpucycles-info either (stripped?)"
+    skip symbols_untraced_program_links_no_printf "nm sees no printing names in cpucycles-info beyond a bare program's"
   else
     pass symbols_untraced_program_links_no_printf
   fi
