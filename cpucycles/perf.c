@@ -341,15 +341,33 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 #endif
 }
 
+/* t's last count: where it has a page (the one published, else the one
+   being given up), the page's count on from its base, kept as handed
+   out.  Page reads hand out counts that t->last does not hold, so a
+   handler that lands while its thread changes its events reads the page
+   once more rather than give a count below one the page gave. */
+static long long last_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+{
+  const volatile struct perf_event_mmap_page *page = t->page ? t->page : t->giving;
+  long long count;
+  if (!page) return *(volatile long long *) &t->last;
+  if (!cpucycles_perf_page_count(page, 0, c->rdpmc, &count)) count = (long long) page->offset;
+  return handed(t, t->base + count);
+}
+
 /* Gives up t's events, keeping their count: the page is parked (a read
-   below this one may be inside it), the fds closed. */
+   below this one may be inside it), the fds closed.  The count is read
+   once the page is no longer published, so no page read handed out more;
+   meanwhile a handler reads it as the one being given up. */
 CPUCYCLES_COLD static void give_up(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  const volatile struct perf_event_mmap_page *page = t->page;
-  long long count;
-  if (page && !cpucycles_perf_page_count(page, 0, c->rdpmc, &count)) count = (long long) page->offset;
-  if (page && t->base + count > t->last) t->last = t->base + count;
+  t->giving = t->page;
+  CPUCYCLES_PERF_BARRIER();
   t->page = 0;
+  CPUCYCLES_PERF_BARRIER();
+  last_count(c, t);
+  CPUCYCLES_PERF_BARRIER();
+  t->giving = 0;
   CPUCYCLES_PERF_BARRIER();
   if (t->slot) {
     struct slot *s = &slots[t->slot - 1];
@@ -401,7 +419,7 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
   for (;;) {
     unsigned int gen = *(volatile unsigned int *) &t->gen;
     /* a handler inside this thread's own change: its last count again */
-    if (gen & 1) return *(volatile long long *) &t->last;
+    if (gen & 1) return last_count(c, t);
     CPUCYCLES_PERF_BARRIER();
     count = sum(c, t);
     CPUCYCLES_PERF_BARRIER();

@@ -14,7 +14,7 @@
    A signal handler may interrupt any of this and call in: the paths a
    thread runs take no lock and make only system calls, and a handler that
    lands while its thread changes its events gets that thread's last count
-   again (perf.c). */
+   again, or its page's once more (perf.c). */
 #ifndef CPUCYCLES_PERF_H
 #define CPUCYCLES_PERF_H
 
@@ -42,6 +42,7 @@ struct cpucycles_perf {
    them back; slot names them. */
 struct cpucycles_perf_thread {
   const volatile struct perf_event_mmap_page *volatile page; /* set only while ticks() may read it */
+  const volatile struct perf_event_mmap_page *volatile giving; /* the page being given up, for handlers */
   long long base;     /* added to the events' count: counts go on across a new event */
   int slot;           /* 1 + the index of its events in perf.c's table; 0: none */
   unsigned int gen;   /* odd while this thread changes its events */

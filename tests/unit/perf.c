@@ -562,6 +562,62 @@ static void page_swapped_inside_a_read(void)
         "got %lld, want 7000010 (6000000: the old page with the old base, below the handler's count)", got);
 }
 
+/* A handler that lands while its thread gives up a page reader's event,
+   right after the thread's last read of the old page (which read the
+   counter before the handler ran): the handler reads the page again and
+   is handed more.  Neither it nor any later count may fall below that. */
+static struct cpucycles_perf giving_reader = { 3, 0, 0, 0, 0 };
+static int handler_armed;
+static long long handler_got;
+
+static unsigned long long late_rdpmc(unsigned int counter)
+{
+  unsigned long long sampled = raw_value; /* the instruction's value, before the handler */
+  (void) counter;
+  if (handler_armed) {
+    handler_armed = 0;
+    raw_value += 1000000000;
+    handler_got = cpucycles_perf_ticks(&giving_reader, interrupted, 0, late_rdpmc);
+  }
+  return sampled;
+}
+
+static void handler_inside_giving_up(void)
+{
+  struct cpucycles_perf_thread t;
+  struct cpucycles_probe said;
+  long long first, got;
+  int fd;
+  machine(AMD);
+  page.cap_user_rdpmc = 1;
+  page.index = 33;
+  page.pmc_width = 64;
+  page.offset = 5000;
+  file("/proc/sys/kernel/perf_user_access", "1\n");
+  memset(&said, 0, sizeof said);
+  memset(&t, 0, sizeof t);
+  giving_reader.rdpmc = late_rdpmc;
+  raw_value = 1000;
+  if (!cpucycles_perf_user_counter(&giving_reader, &t, &said)) {
+    check(0, "handler_inside_giving_up_never_back", "the page reader did not set up: %s", said.words);
+    return;
+  }
+  first = cpucycles_perf_ticks(&giving_reader, &t, 33, late_rdpmc);
+  /* the event moves to another counter and its fd is taken: the next
+     read gives it up and opens another */
+  page.index = 34;
+  for (fd = FIRST_FD; fd < FIRST_FD + CALLS; ++fd) is_open[fd] = 0;
+  raw_value = 2000;
+  interrupted = &t;
+  handler_armed = 1;
+  got = cpucycles_perf_ticks(&giving_reader, &t, 33, late_rdpmc);
+  check(!handler_armed && handler_got >= 5000 + 1000002000LL && got >= handler_got && first == 6000,
+        "handler_inside_giving_up_never_back",
+        "first %lld, the handler got %lld (want at least %lld), then the thread got %lld", first, handler_got,
+        5000 + 1000002000LL, got);
+  cpucycles_perf_close(&giving_reader);
+}
+
 static long long page_read(const struct perf_event_mmap_page *pc)
 {
   long long count = -1;
@@ -692,6 +748,7 @@ int main(void)
   amd();
   page_reader();
   page_swapped_inside_a_read();
+  handler_inside_giving_up();
   open_fallbacks(); /* last: leaves the cycles event missing */
   return checks_failed();
 }
