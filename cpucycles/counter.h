@@ -41,8 +41,9 @@ struct cpucycles_probe {
    cpucycles-open sets stands in the way */
 enum { CPUCYCLES_NEED_NOTHING, CPUCYCLES_NEED_PMU, CPUCYCLES_NEED_OPEN };
 
-/* printf-style into probe->words, through probe->format (cpucycles/probe.c) */
-CPUCYCLES_COLD void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
+/* printf-style into probe->words, through probe->format (cpucycles/probe.c).
+   Returns 0 (CPUCYCLES_SKIP): a skip is said and returned in one. */
+CPUCYCLES_COLD int cpucycles_say(struct cpucycles_probe *probe, const char *format, ...);
 
 /* The number a kernel knob file such as /proc/sys/kernel/perf_user_access
    starts with (a sign allowed): 1 and *value, or 0 where there is no such

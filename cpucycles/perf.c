@@ -269,10 +269,7 @@ CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpu
                                   .config1 = c->config1, .pinned = 1, .read_format = PERF_FORMAT_ID };
   struct slot *s = free_slot(0);
   int err;
-  if (!s) {
-    cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
-    return 0;
-  }
+  if (!s) return cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
   s->tid = cpucycles_os_thread_id();
   s->counter = c;
   if (!add_event(s, &attr, &err)) {
@@ -283,8 +280,7 @@ CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpu
   }
   if (c->rdpmc && !(s->page = cpucycles_os_map_page(s->fd[0]))) {
     give_back(s, 1);
-    cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
-    return 0;
+    return cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
   }
   if (c->ecore) {
     attr.type = c->ecore - 1;
@@ -453,8 +449,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 {
   long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
-  cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
-  return 0;
+  return cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
 #endif
   c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
   t->base = t->last = t->last_ns = t->retry_ns = 0;
@@ -499,19 +494,13 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
 {
   const char *path;
   long value;
-  if (!cpucycles_read_knob(PARANOID, &value)) {
-    cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
-    return 0;
-  }
+  if (!cpucycles_read_knob(PARANOID, &value)) return cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
   if (value > PARANOID_MOST) {
     cpucycles_say(probe, "perf_event_paranoid is %ld; run cpucycles-open as root", value);
     return needs_open(probe);
   }
   value = cpucycles_perf_rdpmc_knob(&path);
-  if (value < 0 && !page) {
-    cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: cannot tell whether RDPMC may run");
-    return 0;
-  }
+  if (value < 0 && !page) return cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: cannot tell whether RDPMC may run");
   if (value >= 0 && value < RDPMC_ALWAYS) {
     cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
     return needs_open(probe);

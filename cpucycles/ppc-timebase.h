@@ -26,10 +26,7 @@ static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
   int key;
   long long hz = cpucycles_cpuinfo(keys, ppc_timebase_value, text, sizeof text, sizeof text, PPC_CPUINFO_MOST, &key);
-  if (hz > 0) {
-    cpucycles_say(probe, "rate from the timebase line of /proc/cpuinfo");
-    return hz;
-  }
-  cpucycles_say(probe, "no timebase line in /proc/cpuinfo; rate measured");
-  return CPUCYCLES_FINDMULTIPLIER;
+  cpucycles_say(probe, hz > 0 ? "rate from the timebase line of /proc/cpuinfo"
+                              : "no timebase line in /proc/cpuinfo; rate measured");
+  return hz > 0 ? hz : CPUCYCLES_FINDMULTIPLIER;
 }

@@ -5,13 +5,14 @@
 #include <string.h>
 #include "counter.h"
 
-void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
+int cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
   va_list ap;
-  if (!probe->format) return;
+  if (!probe->format) return 0;
   va_start(ap, format);
   probe->format(probe->words, sizeof probe->words, format, ap);
   va_end(ap);
+  return 0;
 }
 
 /* Exact, in integers only, so every ISA gets the same bits: v keeps the

@@ -40,16 +40,13 @@ static int invariant(void)
    19.2 MHz in turbostat). */
 static long long crystal_table(unsigned int model)
 {
-  switch (model) {
-    case 0x4e: case 0x5e: /* Skylake client */
-    case 0x8e: case 0x9e: /* Kaby, Amber, Whiskey, Coffee Lake */
-    case 0xa5: case 0xa6: return 24000000; /* Comet Lake */
-    case 0x55: /* Skylake, Cascade Lake, Cooper Lake server */
-    case 0x5f: return 25000000; /* Goldmont D (Denverton) */
-    case 0x5c: /* Goldmont (Apollo Lake) */
-    case 0x7a: return 19200000; /* Goldmont Plus (Gemini Lake) */
-  }
-  return 0;
+  /* Skylake client; Kaby, Amber, Whiskey, Coffee Lake; Comet Lake */
+  if (model == 0x4e || model == 0x5e || model == 0x8e || model == 0x9e || model == 0xa5 || model == 0xa6)
+    return 24000000;
+  /* Skylake, Cascade Lake, Cooper Lake server; Goldmont D (Denverton) */
+  if (model == 0x55 || model == 0x5f) return 25000000;
+  /* Goldmont (Apollo Lake); Goldmont Plus (Gemini Lake) */
+  return model == 0x5c || model == 0x7a ? 19200000 : 0;
 }
 
 /* In a guest, only the hypervisor's TSC leaf (the guest's leaf 0x15
@@ -107,13 +104,11 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(void)
 const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe)
 {
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_facts();
-  if (cpu->vendor != CPUCYCLES_X86_INTEL) {
-    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-    return 0;
-  }
-  if (cpu->pmc_version) return cpu;
-  cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
-  probe->need = CPUCYCLES_NEED_PMU;
+  int intel = cpu->vendor == CPUCYCLES_X86_INTEL;
+  if (intel && cpu->pmc_version) return cpu;
+  if (intel) probe->need = CPUCYCLES_NEED_PMU;
+  cpucycles_say(probe, intel ? "no PMU exposed (CPUID leaf 0xA reports version 0)"
+                             : "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
   return 0;
 }
 
@@ -125,10 +120,7 @@ long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
   const char *words;
   long long hz;
   int faults = cpucycles_os_tsc_faults();
-  if (faults > 0) {
-    cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)");
-    return CPUCYCLES_SKIP;
-  }
+  if (faults > 0) return cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)"); /* SKIP */
   /* this OS cannot say whether RDTSC may run: the wrapper tries it under
      its guard */
   if (faults < 0) probe->may_trap = 1;

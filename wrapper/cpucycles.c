@@ -122,10 +122,7 @@ static void child_after_fork(void)
    before destructors; dlclose runs a library's destructors before its
    atexit handlers (glibc's __cxa_finalize comes last), so the flag tells
    the two apart. */
-static void at_exit(void)
-{
-  exiting = 1;
-}
+static void at_exit(void) { exiting = 1; }
 
 /* The fork and exit hooks go in when the library is loaded, before any
    call: registered by the first call, they missed a fork that another
@@ -201,10 +198,7 @@ const char *cpucycles_implementation(void)
   return cpucycles_counters[selection.chosen].name;
 }
 
-const char *cpucycles_version(void)
-{
-  return "20261202";
-}
+const char *cpucycles_version(void) { return "20261202"; }
 
 /* Asked for before the first call, the trace is printed by that call,
    which then measures every counter.  A chosen counter with a stated

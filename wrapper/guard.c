@@ -34,10 +34,7 @@ static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
 CPUCYCLES_COLD static void handler(int sig, siginfo_t *info, void *context);
 
-static int ours(const struct sigaction *a)
-{
-  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler;
-}
+static int ours(const struct sigaction *a) { return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler; }
 
 /* Puts the program's handler back where ours is still installed (one
    that goes in between the look and the swap is put back in turn). */
@@ -73,8 +70,7 @@ static void handler(int sig, siginfo_t *info, void *context)
   } else {
     /* run as the kernel would: the interrupted mask plus the handler's own */
     if (theirs.sa_flags & SA_RESETHAND) previous[i] = dfl;
-    if (context) during = ((ucontext_t *) context)->uc_sigmask;
-    else pthread_sigmask(SIG_SETMASK, 0, &during);
+    during = ((ucontext_t *) context)->uc_sigmask; /* the kernel calls with a context */
     for (k = 1; k <= SIGNALS; ++k)
       if (sigismember(&theirs.sa_mask, k) == 1) sigaddset(&during, k);
     if (!(theirs.sa_flags & SA_NODEFER)) sigaddset(&during, sig);

@@ -28,11 +28,12 @@ static long syscall3(long n, long a, long b, long c)
 }
 
 /* the words a counter reports, as their format (no printf here) */
-void cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
+int cpucycles_say(struct cpucycles_probe *probe, const char *format, ...)
 {
   unsigned int i;
   for (i = 0; format[i] && i + 1 < sizeof probe->words; ++i) probe->words[i] = format[i];
   probe->words[i] = 0;
+  return 0;
 }
 
 /* no files here: every knob reads as absent, as on a kernel without it */
