@@ -342,7 +342,7 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
    out.  Page reads hand out counts that t->last does not hold, so a
    handler that lands while its thread changes its events reads the page
    once more rather than give a count below one the page gave. */
-static long long last_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+CPUCYCLES_COLD static long long last_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const volatile struct perf_event_mmap_page *page = t->page ? t->page : t->giving;
   long long count;

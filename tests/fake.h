@@ -33,7 +33,8 @@ enum fake_kind {
   FAKE_DECREASE,    /* +5, -1, +5, -1, ... */
   FAKE_STUCK,       /* always the same value */
   FAKE_CLOCK,       /* ticks_per_ns times the fake clock (low 32 bits if wrap32) */
-  FAKE_OUTLIER      /* value += step, but twice (reads 300, 700) only += 1 */
+  FAKE_OUTLIER,     /* value += step, but twice (reads 300, 700) only += 1 */
+  FAKE_BACK_ONCE    /* value += step, but read 500 goes back by 1 */
 };
 
 struct fake {
@@ -76,6 +77,7 @@ static long long fake_read(int i)
   switch (f->kind) {
     case FAKE_STEP: return f->value += f->step;
     case FAKE_OUTLIER: return f->value += f->calls == 300 || f->calls == 700 ? 1 : f->step;
+    case FAKE_BACK_ONCE: return f->value += f->calls == 500 ? -1 : f->step;
     case FAKE_CRASH_TICKS: fake_crash(f->signal); return 0;
     case FAKE_DECREASE: f->value += (f->calls & 1) ? 5 : -1; return f->value;
     case FAKE_STUCK: return 42;

@@ -162,7 +162,7 @@ static void add_step(long long step[], int seen[], long long s)
 /* Precision: PRECISION_CALLS reads must never decrease and must increase
    at least once; PRECISION_TRIES chances within the retry budget.  Returns
    the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
-   with *fail set. */
+   with *fail set (a try that fails sets it too). */
 static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
 {
   long long v[PRECISION_CHUNK], last = 0;
@@ -228,7 +228,8 @@ static void measure(struct selecting *w, int i)
 {
   long long (*ticks)(void) = w->table[i].ticks;
   struct cpucycles_candidate *t = &w->out->candidate[i];
-  const char *fail = 0;
+  const char *fail;
+  long long step;
 
   t->scaling = t->setup > 0 ? (double) persecond(w) / (double) t->setup : 1;
   if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(ticks, persecond(w)))) {
@@ -238,12 +239,12 @@ static void measure(struct selecting *w, int i)
   close_others(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
      extension */
-  t->step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
-  if (fail) {
+  step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
+  if (!step) { /* a try that failed before one that passed is not a failure */
     reject(w, i, fail);
     return;
   }
-  t->precision = t->step + t->penalty + ORDER_BUMP * w->working++;
+  t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0, t->unmeasured = 0;
   if (w->out->chosen < 0 || t->precision < w->out->candidate[w->out->chosen].precision) w->out->chosen = i;
 }

@@ -244,6 +244,21 @@ static void outlier(void)
         s.candidate[0].precision, s.candidate[1].precision);
 }
 
+/* A counter that goes back once, in its first try, passes its second
+   (a thread moved between cores with unsynchronised counters): it is
+   measured and can win. */
+static void retried(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_CYCLECOUNTER, 20);
+  fakes[0].kind = FAKE_BACK_ONCE;
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 20);
+  fake_select(2, 1000000000, &s);
+  check(s.chosen == 0 && s.candidate[0].precision == 20 && !s.candidate[0].fail && fakes[0].calls == 2000,
+        "counter_passing_its_retry_is_kept", "chosen %d, precision %lld, fail '%s', %lld reads", s.chosen,
+        s.candidate[0].precision, s.candidate[0].fail ? s.candidate[0].fail : "", fakes[0].calls);
+}
+
 /* CPUCYCLES_IMPLEMENTATION: used when it works, refused (with a reason)
    when it does not, and then the rule decides. */
 static void wanted(void)
@@ -309,6 +324,7 @@ int main(void)
   crashes();
   pruning();
   outlier();
+  retried();
   budgets();
   wanted();
   bad_counters();
