@@ -29,7 +29,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   }
   return CPUCYCLES_CYCLECOUNTER;
 skip:
-  cpucycles_perf_close(&perf);
+  cpucycles_perf_close(&perf, &mine);
   return CPUCYCLES_SKIP;
 }
 
@@ -40,5 +40,5 @@ long long ticks(void)
 
 void ticks_close(void)
 {
-  cpucycles_perf_close(&perf);
+  cpucycles_perf_close(&perf, &mine);
 }

@@ -39,7 +39,7 @@ long long ticks_setup(struct cpucycles_probe *probe)
   if (!cpucycles_perf_setup(&perf, &mine, probe)) return CPUCYCLES_SKIP;
   /* rdpmc 2 and a low paranoid setting: RDPMC runs, so it cannot trap */
   if (!cpucycles_perf_rdpmc_allowed(probe, 0)) {
-    cpucycles_perf_close(&perf);
+    cpucycles_perf_close(&perf, &mine);
     return CPUCYCLES_SKIP;
   }
   return CPUCYCLES_CYCLECOUNTER;
@@ -52,5 +52,5 @@ long long ticks(void)
 
 void ticks_close(void)
 {
-  cpucycles_perf_close(&perf);
+  cpucycles_perf_close(&perf, &mine);
 }

@@ -19,5 +19,5 @@ long long ticks(void)
 
 void ticks_close(void)
 {
-  cpucycles_perf_close(&perf);
+  cpucycles_perf_close(&perf, &mine);
 }

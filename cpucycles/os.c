@@ -4,6 +4,8 @@
 #define _GNU_SOURCE /* syscall(), secure_getenv() (and _DEFAULT_SOURCE with them) */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/time.h>
 #include <time.h>
@@ -79,11 +81,11 @@ long cpucycles_os_read_fd(int fd, void *buf, size_t size) { return syscall(SYS_r
 int cpucycles_os_close_fd(int fd) { return (int) syscall(SYS_close, fd); }
 int cpucycles_os_thread_id(void) { return (int) syscall(SYS_gettid); }
 
-/* Signal 0 through tgkill: ESRCH says no thread of this process has the
+/* Signal 0 through tgkill: ESRCH says no thread of process pid has the
    id; the C library has no such question for a thread id. */
-int cpucycles_os_thread_gone(int tid)
+int cpucycles_os_thread_gone(int pid, int tid)
 {
-  return tid > 0 && syscall(SYS_tgkill, (int) syscall(SYS_getpid), tid, 0) != 0 && errno == ESRCH;
+  return tid > 0 && syscall(SYS_tgkill, pid, tid, 0) != 0 && errno == ESRCH;
 }
 
 /* PR_GET_TSC: x86 Linux since 2.6.26; elsewhere the prctl fails (-1). */
@@ -96,7 +98,12 @@ int cpucycles_os_tsc_faults(void)
 long cpucycles_os_read_fd(int fd, void *buf, size_t size) { return (long) read(fd, buf, size); }
 int cpucycles_os_close_fd(int fd) { return close(fd); }
 int cpucycles_os_thread_id(void) { return 0; }
-int cpucycles_os_thread_gone(int tid) { (void) tid; return 0; }
+int cpucycles_os_thread_gone(int pid, int tid)
+{
+  (void) pid;
+  (void) tid;
+  return 0;
+}
 int cpucycles_os_tsc_faults(void) { return -1; }
 #endif
 
@@ -137,12 +144,43 @@ long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, un
 int cpucycles_os_perf_owned(int fd, unsigned long long id) { (void) fd; (void) id; return 0; }
 #endif
 
+int cpucycles_os_process_id(void) { return (int) getpid(); }
+
 /* One page: the perf_event_mmap_page, without a ring buffer behind it. */
-void *cpucycles_os_map_page(int fd)
+void *cpucycles_os_map_page(int fd, void *at)
 {
-  void *p = mmap(0, (size_t) sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, fd, 0);
+  int flags = at ? MAP_SHARED | MAP_FIXED : MAP_SHARED;
+  void *p = mmap(at, (size_t) sysconf(_SC_PAGESIZE), PROT_READ, flags, fd, 0);
   return p == MAP_FAILED ? 0 : p;
 }
+
+int *cpucycles_os_private_page(void)
+{
+  size_t size = (size_t) sysconf(_SC_PAGESIZE);
+  void *p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return 0;
+#ifdef MADV_WIPEONFORK
+  madvise(p, size, MADV_WIPEONFORK);
+#endif
+  return p;
+}
+
+void cpucycles_os_hold_signals(sigset_t *old)
+{
+  sigset_t async;
+  sigfillset(&async);
+  sigdelset(&async, SIGSEGV);
+  sigdelset(&async, SIGBUS);
+  sigdelset(&async, SIGILL);
+  sigdelset(&async, SIGFPE);
+  sigdelset(&async, SIGTRAP);
+#ifdef SIGSYS
+  sigdelset(&async, SIGSYS);
+#endif
+  pthread_sigmask(SIG_BLOCK, &async, old);
+}
+
+void cpucycles_os_release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
 
 void cpucycles_os_unmap_page(void *page) { if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE)); }
 

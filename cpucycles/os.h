@@ -6,6 +6,7 @@
 #ifndef CPUCYCLES_OS_H
 #define CPUCYCLES_OS_H
 
+#include <signal.h>
 #include <stddef.h>
 
 /* On what runs once per process or thread (setup, selection, the trace):
@@ -52,16 +53,28 @@ int cpucycles_os_perf_owned(int fd, unsigned long long id);
 CPUCYCLES_COLD long cpucycles_os_fd_limit(void);
 
 /* The kernel's id of the calling thread (0 where the OS has none), and
-   whether the thread of this process with that id is gone (0 where the
-   OS cannot say, or a thread with that id lives: a zombie main thread,
-   a new thread given the id again). */
+   whether the thread of process pid with that id is gone (0 where the OS
+   cannot say, or a thread with that id lives: a zombie main thread, a new
+   thread given the id again).  getpid(2). */
 int cpucycles_os_thread_id(void);
-CPUCYCLES_COLD int cpucycles_os_thread_gone(int tid);
+CPUCYCLES_COLD int cpucycles_os_thread_gone(int pid, int tid);
+CPUCYCLES_COLD int cpucycles_os_process_id(void);
 
-/* Maps the first page of a perf fd (its perf_event_mmap_page) read-only;
-   0 on failure. */
-CPUCYCLES_COLD void *cpucycles_os_map_page(int fd);
+/* Maps the first page of a perf fd (its perf_event_mmap_page) read-only,
+   over the mapping at at if not 0 (replaced in one step); 0 on failure. */
+CPUCYCLES_COLD void *cpucycles_os_map_page(int fd, void *at);
 CPUCYCLES_COLD void cpucycles_os_unmap_page(void *page);
+
+/* A page of zeros that the kernel wipes again in a child process
+   (MADV_WIPEONFORK, Linux 4.14; a plain page where it cannot), never
+   unmapped; 0 on failure. */
+CPUCYCLES_COLD int *cpucycles_os_private_page(void);
+
+/* Holds back every signal but the synchronous ones (the faults, SIGTRAP,
+   SIGSYS) in this thread, the old mask into *old; and puts *old back,
+   where a held-back signal's handler then runs. */
+CPUCYCLES_COLD void cpucycles_os_hold_signals(sigset_t *old);
+CPUCYCLES_COLD void cpucycles_os_release_signals(const sigset_t *old);
 
 /* CPUID leaf, subleaf into r = eax, ebx, ecx, edx.  Returns 0 (r all zero)
    where there is no CPUID: not x86, or a 486 without it. */

@@ -1,11 +1,12 @@
 /* perf_event done once for every counter that needs it: each thread's
-   cycles event (with Intel's E-core twin), opened on the thread's first
-   read and given back at its exit; the knobs that gate user-level reads;
-   the read(2) path, which reads only fds that are still our events. */
+   cycles event (with Intel's E-core twin), the table that holds them, the
+   knobs that gate user-level reads, and the read(2) path, which reads only
+   fds that are still our events. */
 #include "cpucycles-config.h"
 #if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include "perf.h"
 
 #ifndef PERF_FLAG_FD_CLOEXEC
@@ -21,7 +22,10 @@
 #define PARANOID_MOST 2 /* above this, no user-level counting */
 #define RDPMC_ALWAYS 2  /* rdpmc file: RDPMC allowed everywhere */
 #define SETUP_SPIN 10000 /* the setup's busy loop, in steps */
-#define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms */
+#define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms; */
+#define RETRY_MOST 100000000 /* without a slot, twice as long each time, up to 100 ms */
+#define RECLAIM_SHIFT 27 /* a look for gone threads' slots every 2^27 ns (134 ms) at most */
+#define FORK_WAIT_NS 10000000 /* fork() waits at most 10 ms for a thread's open */
 
 static const char *errno_text(int err)
 {
@@ -39,188 +43,235 @@ static const char *errno_text(int err)
   return "failed";
 }
 
-/* ---- the table of every thread's events ----
+/* ---- the state machine of every thread's events ----
 
-   A slot holds one thread's events, so that any thread can give them
-   back: the selection and dlclose (every thread's events of a counter),
-   a forked child (the parent's), a thread that finds them left by a dead
-   one (no key destructor ran: the program used up the keys, or a seccomp
-   filter killed the thread).  Slots change hands by compare-and-swap on a
-   word that also counts the slot's uses, so nothing waits for a lock
-   that a handler's own thread may hold, and a slot given back and taken
-   again meanwhile is never mistaken for the one that was looked at.
+   The table holds each thread's events, so that any thread can give them
+   back: the selection and dlclose (a counter's), a child after fork (the
+   parent's), anyone who finds a thread gone (however it ended).  A slot's
+   word is tid << HOLDER_SHIFT | uses << 2 | kind, changed only by
+   compare-and-swap: taking a slot names its holder in the same
+   instruction, and the uses keep a slot given back and taken again from
+   passing for the one that was looked at.  Nothing waits for anything.
 
-   A page is unmapped only once no read can be using it: when its thread
-   is gone, or by the selection and dlclose, when no other thread reads
-   that counter.  A thread's own ticks() may be interrupted right inside
-   its page by a handler that gives up the event, so a given-up or exiting
-   thread's page stays mapped ("parked", its fds closed) until the thread
-   is gone; on RISC-V that is also what keeps the other threads' counters
-   readable (perfuser.h). */
-#define SLOTS 256  /* threads with events, parked pages included */
-/* A slot's kind, in the low two bits of its word: FREE; BUSY, being filled
-   or given back by one thread; LIVE, a living thread's events; PARKED, a
-   page whose thread may still be running (no fds). */
-enum { FREE, BUSY, LIVE, PARKED };
-#define GONE (-1)  /* take(): a thread that is gone */
-#define RECORDS 8  /* perf counters one thread reads: three at most in a build */
+   kind  fds and page                     next   who moves it
+   FREE  none                             BUSY   claim(): a thread for its events
+   BUSY  changed by the holder alone      LIVE   settle(): the holder, events open or given up
+                                          FREE   empty(): the holder
+                                          BUSY   reclaim(): anyone, once the holder is gone
+   LIVE  the holder's events (0 fds once  BUSY   take(): the holder (reopen, give up, exit);
+         given up) and its page                  reclaim() once it is gone; close() of its
+                                                 counter; a child for its parent's
 
-/* A free slot has neither fds nor page. */
+   What a reader relies on:
+   - fds counts the fd[] entries held against the fd budget (fds_held),
+     counted before the open: an fd is -1 until it is open, and a thread
+     that dies meanwhile leaves its count to reclaim();
+   - a slot's page stays mapped while its thread may read it: a new event's
+     page is mapped over the old one, an event is disabled before its fds
+     close, and a page is unmapped only by reclaim() (its thread gone) and
+     close() (nobody reads that counter), never in a child (not there);
+   - an fd opens only while no fork() copies the table (fork_prepare).
+
+   A thread's own state (struct cpucycles_perf_thread, perf.h):
+   slot 0            no events: counts time, tries to open at retry_ns
+   slot k, gen even  its events in slot k, their page published
+   gen odd           renew() at work, the asynchronous signals held back;
+                     a call that finds it so is a synchronous signal's
+                     handler inside renew(), or came after one that left it
+                     for good: the thread starts over without events, and
+                     what renew() took goes back at exit or by reclaim. */
+#define SLOTS 256 /* threads with events at once */
+enum { FREE, BUSY, LIVE };
+#define HOLDER_SHIFT 10
+#define USES_MASK ((1u << HOLDER_SHIFT) - 4)
+#define HOLDER(word) ((int) ((word) >> HOLDER_SHIFT))
+#define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+
 struct slot {
-  unsigned int word; /* uses * 4 + kind */
-  int tid, fds;
+  unsigned int word;
   const struct cpucycles_perf *counter;
+  int fds;
   int fd[CPUCYCLES_PERF_FDS];
   unsigned long long id[CPUCYCLES_PERF_FDS];
   void *page;
 };
 
 static struct slot slots[SLOTS];
-static int fds_held; /* the table's fds, against the fd budget */
+static int fds_held; /* against the fd budget, a quarter of the fd limit */
+static int exits, exits_seen, reclaim_tick; /* when a reclaim may find slots */
+static int forking; /* fork()s under way */
 static pthread_key_t exit_key;
-static int exit_key_made;
-static CPUCYCLES_THREAD struct cpucycles_perf_thread *records[RECORDS]; /* this thread's with a slot */
-static CPUCYCLES_THREAD int keyed, exited; /* its key destructor set, run */
+static int exit_key_usable;
+static CPUCYCLES_THREAD int keyed, exited; /* its exit destructor armed, run */
+static int no_process; /* until the first setup */
+static int *process = &no_process;
+const volatile int *cpucycles_perf_pid = &no_process;
 
-/* Takes s if its kind is one of kinds (1 << kind each; never BUSY), its
-   counter c (0: any) and its thread tid (0: any; GONE: one that is gone).
-   All that is looked at before the swap, which fails if the slot changed
-   hands meanwhile: the word counts its uses. */
-static int take(struct slot *s, unsigned int kinds, const struct cpucycles_perf *c, int tid)
+/* The word of a slot that changes hands to tid as kind. */
+static unsigned int handed_to(int tid, unsigned int word, unsigned int kind)
 {
-  unsigned int word = __atomic_load_n(&s->word, __ATOMIC_ACQUIRE);
-  return (kinds >> (word & 3) & 1) && (!c || s->counter == c) &&
-         (!tid || (tid == GONE ? cpucycles_os_thread_gone(s->tid) : s->tid == tid)) &&
-         __atomic_compare_exchange_n(&s->word, &word, (word & ~3u) | BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+  return (unsigned int) tid << HOLDER_SHIFT | ((word + 4) & USES_MASK) | kind;
 }
 
-/* Hands on a taken slot as kind, one more use on its word. */
-static void settle(struct slot *s, unsigned int kind)
+/* Takes s, whose word was seen as word, for tid (BUSY); fails if it
+   changed meanwhile. */
+static int take(struct slot *s, unsigned int word, int tid)
 {
-  __atomic_store_n(&s->word, (s->word & ~3u) + 4 + kind, __ATOMIC_RELEASE);
+  unsigned int busy = handed_to(tid, word, BUSY);
+  return __atomic_compare_exchange_n(&s->word, &word, busy, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
 }
 
-/* Gives back a taken slot: its fds that are still ours (a number the
-   program has taken over is left alone), and its page if unmap, else the
-   page stays parked under the slot's thread. */
-static void give_back(struct slot *s, int unmap)
+/* Hands on a slot its caller holds, as kind; returns the new word. */
+static unsigned int settle(struct slot *s, unsigned int kind)
+{
+  unsigned int word = LOAD(s->word);
+  word = handed_to(HOLDER(word), word, kind);
+  __atomic_store_n(&s->word, word, __ATOMIC_RELEASE);
+  return word;
+}
+
+/* Closes the fds of a held slot that are still our events (a number the
+   program took over is left alone), each event disabled first where a
+   page stays mapped: on RISC-V, unmapping the page of an event that is on
+   a counter takes that counter from every thread (perfuser.h). */
+static void drop_events(struct slot *s)
 {
   int i;
-  for (i = 0; i < s->fds; ++i)
-    if (cpucycles_os_perf_owned(s->fd[i], s->id[i])) cpucycles_os_close_fd(s->fd[i]);
+  for (i = 0; i < s->fds; ++i) {
+    if (s->fd[i] < 0 || !cpucycles_os_perf_owned(s->fd[i], s->id[i])) continue;
+    if (s->page) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+    cpucycles_os_close_fd(s->fd[i]);
+  }
   __atomic_sub_fetch(&fds_held, s->fds, __ATOMIC_RELAXED);
   s->fds = 0;
-  if (s->page && unmap) cpucycles_os_unmap_page(s->page);
-  if (unmap) s->page = 0;
-  settle(s, s->page ? PARKED : FREE);
 }
 
-/* Gives back the slots of threads that are gone: the parked pages, and
-   with all the live events a thread left without its key destructor. */
-static void reap(int all)
+/* Gives back a held slot, its page unmapped where unmap (not in a child). */
+static void empty(struct slot *s, int unmap)
+{
+  if (!unmap) s->page = 0; /* and its events are not disabled: they are the parent's */
+  drop_events(s);
+  if (s->page) cpucycles_os_unmap_page(s->page);
+  s->page = 0;
+  settle(s, FREE);
+}
+
+/* Gives back the slots of threads that are gone, whatever they left. */
+static void reclaim(int tid, int unmap)
 {
   int i;
-  for (i = 0; i < SLOTS; ++i)
-    if (take(&slots[i], 1u << PARKED | (all ? 1u << LIVE : 0), 0, GONE)) give_back(&slots[i], 1);
-}
-
-/* A free slot, taken after reap(all); without one, it tries once more
-   reaping all, and then gives 0. */
-static struct slot *free_slot(int all)
-{
-  int i;
-  reap(all);
-  for (i = 0; i < SLOTS; ++i)
-    if (take(&slots[i], 1u << FREE, 0, 0)) return &slots[i];
-  return all ? 0 : free_slot(1);
-}
-
-/* Counts one more fd against the budget, a quarter of the fd limit (the
-   rest is the program's, however many of its threads count): whether it
-   fits, at once or after one reap; if not, *err is EMFILE.  The caller
-   uncounts an fd it does not keep. */
-static int reserve(int *err)
-{
-  long budget = cpucycles_os_fd_limit() / 4;
-  if (__atomic_add_fetch(&fds_held, 1, __ATOMIC_RELAXED) <= budget) return 1;
-  reap(1);
-  *err = EMFILE;
-  return __atomic_load_n(&fds_held, __ATOMIC_RELAXED) <= budget;
-}
-
-/* This thread's records, for the moments when all of them must forget
-   their events at once (exit, fork); a pointer swap, safe from handlers. */
-static void note(struct cpucycles_perf_thread *t, int on)
-{
-  int i;
-  for (i = 0; i < RECORDS; ++i) {
-    struct cpucycles_perf_thread *expected = on ? 0 : t;
-    if (__atomic_compare_exchange_n(&records[i], &expected, on ? t : 0, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) return;
+  for (i = 0; i < SLOTS; ++i) {
+    unsigned int word = LOAD(slots[i].word);
+    if ((word & 3) == FREE || !cpucycles_os_thread_gone(*process, HOLDER(word))) continue;
+    if (take(&slots[i], word, tid)) empty(&slots[i], unmap);
   }
 }
 
-/* This thread's records of counter c (0: all) forget their events: their
-   slots, and their pages unless park (a late handler may still read one). */
-static void forget(const struct cpucycles_perf *c, int park)
+/* A free slot taken for tid, or 0.  Without one, gone threads' slots are
+   looked for where some may be found: after a thread's exit, and now and
+   then for threads that ended without one (a thread killed, a program
+   that used up the keys); so a thread past the table pays a scan of it. */
+static struct slot *claim(int tid, long long now)
 {
-  int i;
-  for (i = 0; i < RECORDS; ++i) {
-    struct cpucycles_perf_thread *t = records[i];
-    if (t && (!c || (t->slot && slots[t->slot - 1].counter == c))) {
-      if (!park) t->page = 0;
-      t->slot = 0;
-      records[i] = 0;
+  int tick = (int) (now >> RECLAIM_SHIFT);
+  int seen = LOAD(exits);
+  int pass, i;
+  for (pass = 0; pass < 2; ++pass) {
+    for (i = 0; i < SLOTS; ++i) {
+      unsigned int word = LOAD(slots[i].word);
+      if ((word & 3) == FREE && take(&slots[i], word, tid)) return &slots[i];
     }
+    if (seen == LOAD(exits_seen) && tick == LOAD(reclaim_tick)) break;
+    __atomic_store_n(&exits_seen, seen, __ATOMIC_RELAXED);
+    __atomic_store_n(&reclaim_tick, tick, __ATOMIC_RELAXED);
+    reclaim(tid, 1);
   }
+  return 0;
 }
 
-/* At its exit a thread gives back its fds and parks its pages, and opens
-   no more events; its slot is found by its tid, as is any a dead thread
-   of the same tid left. */
+/* Whether the table is this process's.  A child made without fork()'s
+   handlers (_Fork, clone) finds the pid wiped and gives back its parent's
+   slots first; a process sharing our memory (a vfork child) gets 0 and
+   must leave everything as it is. */
+static int ours(int tid)
+{
+  int pid = cpucycles_os_process_id();
+  int none = 0;
+  if (__atomic_compare_exchange_n(process, &none, pid, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+    reclaim(tid, 0);
+  return LOAD(*process) == pid;
+}
+
+/* At its exit a thread closes its fds and opens no more events; its
+   pages stay mapped (a late handler may read one) until reclaim() finds
+   it gone.  Its slots are found by its tid, as are any a dead thread of
+   the same tid left, and any it left BUSY itself. */
 CPUCYCLES_COLD static void thread_exit(void *unused)
 {
-  int tid = cpucycles_os_thread_id(), i;
+  int tid = cpucycles_os_thread_id();
+  int i;
   (void) unused;
   exited = 1;
-  forget(0, 1);
-  for (i = 0; i < SLOTS; ++i)
-    if (take(&slots[i], 1u << LIVE, 0, tid)) give_back(&slots[i], 0);
+  for (i = 0; i < SLOTS; ++i) {
+    unsigned int word = LOAD(slots[i].word);
+    if ((word & 3) == FREE || HOLDER(word) != tid || !take(&slots[i], word, tid)) continue;
+    drop_events(&slots[i]);
+    settle(&slots[i], LIVE);
+  }
+  __atomic_add_fetch(&exits, 1, __ATOMIC_RELAXED);
 }
 
-void cpucycles_perf_close(const struct cpucycles_perf *c)
+/* Whether s is being filled by another living thread, which fork() waits
+   for: the child would get an fd that its table does not name. */
+static int opening(struct slot *s, int tid)
 {
-  int i;
-  forget(c, 0); /* this thread's own first: no read finds a page about to go */
-  for (i = 0; i < SLOTS; ++i)
-    if (take(&slots[i], 1u << LIVE | 1u << PARKED, c, 0)) give_back(&slots[i], 1);
+  unsigned int word = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
+  if ((word & 3) != BUSY || HOLDER(word) == tid) return 0;
+  return !cpucycles_os_thread_gone(*process, HOLDER(word));
 }
 
-/* In a child of fork the pages are gone (perf maps them VM_DONTCOPY) and
-   the fds count the parent's threads: close them and forget the pages,
-   whatever the slots' kinds (a parent's thread may have held one BUSY);
-   the child's threads open their own on their next read. */
+CPUCYCLES_COLD static void fork_prepare(void)
+{
+  long long end = cpucycles_os_nanoseconds() + FORK_WAIT_NS;
+  int tid = cpucycles_os_thread_id();
+  int i;
+  __atomic_add_fetch(&forking, 1, __ATOMIC_SEQ_CST);
+  for (i = 0; i < SLOTS; ++i)
+    while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) continue;
+}
+
+CPUCYCLES_COLD static void fork_parent(void)
+{
+  __atomic_sub_fetch(&forking, 1, __ATOMIC_SEQ_CST);
+}
+
+/* In a child the parent's fds are copies, and its pages are not there
+   (perf maps them VM_DONTCOPY): its slots are given back, no page
+   unmapped; this thread's own state is stale by its pid. */
 CPUCYCLES_COLD static void fork_child(void)
 {
-  int i;
-  forget(0, 0);
-  for (i = 0; i < SLOTS; ++i) {
-    slots[i].page = 0;
-    give_back(&slots[i], 0);
-  }
+  __atomic_store_n(&forking, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(process, cpucycles_os_process_id(), __ATOMIC_RELAXED);
+  reclaim(cpucycles_os_thread_id(), 0);
 }
 
+/* The exit destructor's key, usable only where arming it from a handler
+   cannot allocate: glibc allocates for a key index of 32 or more. */
 __attribute__((constructor)) static void perf_load(void)
 {
-  exit_key_made = pthread_key_create(&exit_key, thread_exit) == 0;
-  pthread_atfork(0, 0, fork_child);
+  exit_key_usable = pthread_key_create(&exit_key, thread_exit) == 0;
+#ifdef __GLIBC__
+  if (exit_key_usable && (unsigned long) exit_key >= 32) exit_key_usable = 0;
+#endif
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 /* Unloaded, no thread may keep a destructor into unmapped code (the
    wrapper's own destructor has given back the chosen counter's events). */
 __attribute__((destructor)) static void perf_unload(void)
 {
-  if (exit_key_made) pthread_key_delete(exit_key);
-  exit_key_made = 0;
+  if (exit_key_usable) pthread_key_delete(exit_key);
+  exit_key_usable = 0;
 }
 
 /* ---- opening ---- */
@@ -242,73 +293,74 @@ static int open_event(struct perf_event_attr *attr, int *err)
   return (int) fd;
 }
 
-/* One event into s, and its id, within the fd budget. */
-static int add_event(struct slot *s, struct perf_event_attr *attr, int *err)
+/* One more event into held slot s, within the fd budget of limit / 4. */
+static int add_event(struct slot *s, struct perf_event_attr *attr, long limit, int *err)
 {
-  int fd = reserve(err) ? open_event(attr, err) : -1;
-  if (fd >= 0 && cpucycles_os_ioctl_fd(fd, PERF_EVENT_IOC_ID, (unsigned long) &s->id[s->fds]) == 0) {
-    s->fd[s->fds++] = fd;
+  int n = s->fds;
+  s->fd[n] = -1;
+  s->fds = n + 1;
+  *err = EMFILE;
+  if (__atomic_add_fetch(&fds_held, 1, __ATOMIC_RELAXED) <= limit / 4) s->fd[n] = open_event(attr, err);
+  if (s->fd[n] >= 0 && cpucycles_os_ioctl_fd(s->fd[n], PERF_EVENT_IOC_ID, (unsigned long) &s->id[n]) == 0)
     return 1;
-  }
-  if (fd >= 0) {
+  if (s->fd[n] >= 0) {
     *err = errno;
-    cpucycles_os_close_fd(fd);
+    cpucycles_os_close_fd(s->fd[n]);
   }
+  s->fds = n;
   __atomic_sub_fetch(&fds_held, 1, __ATOMIC_RELAXED);
   return 0;
 }
 
-/* Opens this thread's events into a slot (and maps fd[0]'s page if c
-   reads through it) and names it in t, page published last.  Returns 1,
-   or 0 with nothing left open, after saying why; an E-core refusal is
-   only said: counting on P-cores goes on. */
-CPUCYCLES_COLD static int open_thread(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+/* Opens the calling thread's events into held slot s (no fds yet) and
+   maps fd[0]'s page if c reads through it, over the slot's old page.
+   Returns 1, or 0 after saying why; an E-core refusal is only said:
+   counting on P-cores goes on. */
+CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slot *s,
                                       struct cpucycles_probe *probe)
 {
-  struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof attr, .config = PERF_COUNT_HW_CPU_CYCLES,
-                                  .config1 = c->config1, .pinned = 1, .read_format = PERF_FORMAT_ID };
-  struct slot *s = free_slot(0);
+  struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof attr,
+                                  .config = PERF_COUNT_HW_CPU_CYCLES, .config1 = c->config1,
+                                  .pinned = 1, .read_format = PERF_FORMAT_ID };
+  long limit = cpucycles_os_fd_limit();
   int err;
-  if (!s) return cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
-  s->tid = cpucycles_os_thread_id();
-  s->counter = c;
-  if (!add_event(s, &attr, &err)) {
-    settle(s, FREE);
+  void *page;
+  if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) return 0; /* after the fork, by a retry */
+  __atomic_store_n(&s->counter, c, __ATOMIC_RELAXED);
+  if (!add_event(s, &attr, limit, &err)) {
     cpucycles_say(probe, "perf_event_open: %s", errno_text(err));
-    probe->need = err == EACCES ? CPUCYCLES_NEED_OPEN : err == ENOENT ? CPUCYCLES_NEED_PMU : CPUCYCLES_NEED_NOTHING;
+    if (err == EACCES) probe->need = CPUCYCLES_NEED_OPEN;
+    if (err == ENOENT) probe->need = CPUCYCLES_NEED_PMU;
     return 0;
   }
-  if (c->rdpmc && !(s->page = cpucycles_os_map_page(s->fd[0]))) {
-    give_back(s, 1);
-    return cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
+  if (c->rdpmc) {
+    page = cpucycles_os_map_page(s->fd[0], s->page);
+    if (!page && s->page) s->page = 0; /* a failed mapping over it may have taken the old one */
+    if (!page) return cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
+    s->page = page;
   }
-  if (c->ecore) {
-    attr.type = c->ecore - 1;
-    attr.config = INTEL_RAW_CYCLES;
-    if (!add_event(s, &attr, &err))
-      cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores", c->ecore - 1,
-                    errno_text(err));
-  }
-  settle(s, LIVE);
-  t->slot = (int) (s - slots) + 1;
-  note(t, 1);
-  if (exit_key_made && !keyed) keyed = pthread_setspecific(exit_key, records) == 0;
-  CPUCYCLES_PERF_BARRIER();
-  t->page = s->page;
+  if (!c->ecore) return 1;
+  attr.type = c->ecore - 1;
+  attr.config = INTEL_RAW_CYCLES;
+  if (!add_event(s, &attr, limit, &err))
+    cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores",
+                  c->ecore - 1, errno_text(err));
   return 1;
 }
 
 /* The sum of t's counts by read(2), each fd first checked to be still the
-   event we opened (its id); -1 if one is not, or is in error (a pinned
-   event the kernel could not schedule reads as nothing). */
+   event we opened (its id); -1 if t has no events in this process, if one
+   fd is not ours, or is in error (a pinned event the kernel could not
+   schedule reads as nothing). */
 static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf_thread *t)
 {
   const struct slot *s;
   unsigned long long got[2];
   long long total = 0;
   int i;
-  if (!t->slot) return -1;
+  if (!t->slot || t->pid != LOAD(*process)) return -1;
   s = &slots[t->slot - 1];
+  if (LOAD(s->word) != t->word || !s->fds) return -1;
   for (i = 0; i < s->fds; ++i)
     if (!cpucycles_os_perf_owned(s->fd[i], s->id[i])) return -1;
   if (c->toggle)
@@ -319,7 +371,7 @@ static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf
   }
   if (c->toggle)
     for (i = 0; i < s->fds; ++i) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_ENABLE, 0);
-  return s->fds ? total : -1;
+  return total;
 }
 
 /* Hands out count v: never below one handed out before by this thread,
@@ -329,7 +381,8 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 {
 #ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
   long long last = __atomic_load_n(&t->last, __ATOMIC_RELAXED);
-  while (v > last && !__atomic_compare_exchange_n(&t->last, &last, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) continue;
+  while (v > last && !__atomic_compare_exchange_n(&t->last, &last, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+    continue;
   return v > last ? v : last;
 #else
   if (v > t->last) t->last = v;
@@ -337,73 +390,113 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 #endif
 }
 
-/* t's last count: where it has a page (the one published, else the one
-   being given up), the page's count on from its base, kept as handed
-   out.  Page reads hand out counts that t->last does not hold, so a
-   handler that lands while its thread changes its events reads the page
-   once more rather than give a count below one the page gave. */
-CPUCYCLES_COLD static long long last_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+/* The count of t's events, by read(2) or else from their page, kept as
+   handed out (a page read hands out counts that t->last does not hold);
+   t->last where neither can say. */
+static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                              long long base)
 {
-  const volatile struct perf_event_mmap_page *page = t->page ? t->page : t->giving;
-  long long count;
-  if (!page) return *(volatile long long *) &t->last;
-  if (!cpucycles_perf_page_count(page, 0, c->rdpmc, &count)) count = (long long) page->offset;
-  return handed(t, t->base + count);
+  const struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
+  long long count = sum(c, t);
+  if (count >= 0) return handed(t, base + count);
+  if (!s || t->pid != LOAD(*process) || LOAD(s->word) != t->word || !s->page) return t->last;
+  if (!cpucycles_perf_page_count(s->page, 0, c->rdpmc, &count))
+    count = (long long) ((cpucycles_perf_page *) s->page)->offset; /* where the event stopped */
+  return handed(t, base + count);
 }
 
-/* Gives up t's events, keeping their count: the page is parked (a read
-   below this one may be inside it), the fds closed.  The count is read
-   once the page is no longer published, so no page read handed out more;
-   meanwhile a handler reads it as the one being given up. */
-CPUCYCLES_COLD static void give_up(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+/* Without events: time at the rate seen at setup, on from base at last_ns. */
+static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, long long now)
 {
-  t->giving = t->page;
-  CPUCYCLES_PERF_BARRIER();
+  if (!t->last_ns) t->last_ns = now;
+  return handed(t, t->base + (long long) ((double) (now - t->last_ns) * c->per_ns));
+}
+
+/* Gives up t's events, keeping their count: unpublished first, so that
+   no page read below this call gives more than the last read here (its
+   event is disabled next); the fds closed, the page kept.  Returns t's
+   slot, held, or 0 where it is no longer t's (closed, or a vfork child's). */
+CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                                           int tid)
+{
+  struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
   t->page = 0;
   CPUCYCLES_PERF_BARRIER();
-  last_count(c, t);
-  CPUCYCLES_PERF_BARRIER();
-  t->giving = 0;
-  CPUCYCLES_PERF_BARRIER();
-  if (t->slot) {
-    struct slot *s = &slots[t->slot - 1];
-    t->slot = 0;
-    note(t, 0);
-    if (take(s, 1u << LIVE, 0, 0)) give_back(s, 0);
-  }
+  events_count(c, t, t->base);
+  t->slot = 0;
+  if (!s || t->pid != LOAD(*process) || !take(s, t->word, tid)) return 0;
+  drop_events(s);
+  return s;
 }
 
-/* The slow path, with t's generation odd throughout: the event is gone
-   (its fd closed or taken, its thread's page says no) or in error, or the
-   thread has none yet.  Time counts from here until a new event does. */
+/* Gives up t's events if any, and where it is time, opens new ones; with
+   the asynchronous signals held back throughout (hold: setup runs in the
+   first call, which holds them already).  Returns the count, or -1 where
+   the thread counts time. */
+CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                                      long long now, struct cpucycles_probe *probe, int hold)
+{
+  int tid = cpucycles_os_thread_id();
+  long long count = -1;
+  struct slot *s;
+  unsigned int gen;
+  sigset_t held;
+  if (hold) cpucycles_os_hold_signals(&held);
+  gen = ++t->gen;
+  CPUCYCLES_PERF_BARRIER();
+  if (!ours(tid)) goto done;
+  if (!t->slot) timed(c, t, now); /* the time counted so far, before a new start */
+  s = give_up(c, t, tid);
+  t->base = t->last;
+  t->last_ns = now;
+  if (!s && !exited && now - t->retry_ns >= 0) s = claim(tid, now);
+  if (!s) {
+    if (!t->wait_ns) cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
+  } else if (exited || now - t->retry_ns < 0 || !open_events(c, s, probe)) {
+    drop_events(s);
+    settle(s, LIVE);
+  } else {
+    t->word = settle(s, LIVE);
+    t->slot = (int) (s - slots) + 1;
+    t->pid = LOAD(*process);
+    if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
+    CPUCYCLES_PERF_BARRIER();
+    t->page = s->page;
+    count = sum(c, t);
+    if (count >= 0) count += t->base;
+    if (count < 0) give_up(c, t, tid); /* opened but unreadable */
+    if (count < 0) settle(s, LIVE);
+  }
+  t->wait_ns = count >= 0 || s ? 0 : t->wait_ns ? t->wait_ns * 2 : RETRY_NS;
+  if (t->wait_ns > RETRY_MOST) t->wait_ns = RETRY_MOST;
+  if (count < 0) t->retry_ns = now + (t->wait_ns ? t->wait_ns : RETRY_NS);
+done:
+  CPUCYCLES_PERF_BARRIER();
+  if (t->gen == gen) t->gen = gen + 1;
+  if (hold) cpucycles_os_release_signals(&held);
+  return count;
+}
+
+/* The slow path: the thread has no events, or they are gone (an fd closed
+   or taken, the page saying no), in error, or in another process. */
 CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   struct cpucycles_probe unheard = { 0 }; /* why a thread's event did not open: nobody asks */
-  long long now, count, v;
-  ++t->gen;
-  CPUCYCLES_PERF_BARRIER();
-  now = cpucycles_os_nanoseconds();
-  if (t->slot || t->page) {
-    give_up(c, t);
-    t->last_ns = t->retry_ns = now;
-  }
-  if (!exited && now - t->retry_ns >= 0) {
+  long long now = cpucycles_os_nanoseconds();
+  long long count = -1;
+  if (t->gen & 1) {
+    t->page = 0;
+    if (!t->slot) timed(c, t, now);
+    events_count(c, t, t->base);
+    t->slot = 0;
+    ++t->gen;
     t->base = t->last;
-    if (open_thread(c, t, &unheard) && (count = sum(c, t)) >= 0) {
-      v = t->base + count;
-      goto done;
-    }
-    give_up(c, t); /* opened but unreadable (a no-op if it did not open) */
+    t->last_ns = now;
     t->retry_ns = now + RETRY_NS;
+  } else if (t->slot || t->page || (!exited && now - t->retry_ns >= 0)) {
+    count = renew(c, t, now, &unheard, 1);
   }
-  /* no event: time at the rate seen at setup, on from the last count */
-  if (t->last_ns) t->last += (long long) ((double) (now - t->last_ns) * c->per_ns);
-  t->last_ns = now;
-  v = t->last;
-done:
-  CPUCYCLES_PERF_BARRIER();
-  ++t->gen;
-  return handed(t, v);
+  return count >= 0 ? handed(t, count) : timed(c, t, now);
 }
 
 /* errno is the program's: a handler may have interrupted code about to
@@ -411,18 +504,30 @@ done:
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   int saved = errno;
-  long long count;
+  long long count, base;
   for (;;) {
     unsigned int gen = *(volatile unsigned int *) &t->gen;
-    /* a handler inside this thread's own change: its last count again */
-    if (gen & 1) return last_count(c, t);
+    base = t->base;
+    count = gen & 1 ? -1 : sum(c, t);
     CPUCYCLES_PERF_BARRIER();
-    count = sum(c, t);
-    CPUCYCLES_PERF_BARRIER();
-    if (*(volatile unsigned int *) &t->gen != gen) continue; /* a handler changed the events meanwhile */
-    count = count >= 0 ? handed(t, t->base + count) : change(c, t);
-    errno = saved;
-    return count;
+    if (*(volatile unsigned int *) &t->gen == gen) break; /* else a handler changed the events */
+  }
+  count = count >= 0 ? handed(t, base + count) : change(c, t);
+  errno = saved;
+  return count;
+}
+
+void cpucycles_perf_close(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+{
+  int tid = cpucycles_os_thread_id();
+  int i;
+  t->page = 0; /* this thread's own first: no read finds a page about to go */
+  t->slot = 0;
+  if (!ours(tid)) return;
+  for (i = 0; i < SLOTS; ++i) {
+    unsigned int word = LOAD(slots[i].word);
+    if ((word & 3) != LIVE || LOAD(slots[i].counter) != c || !take(&slots[i], word, tid)) continue;
+    empty(&slots[i], 1);
   }
 }
 
@@ -435,7 +540,9 @@ static volatile long spin; /* the setup test's work, kept by volatile */
    the count must not see without the time seeing it too. */
 static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  long long start = cpucycles_os_nanoseconds(), before = sum(c, t), after, now;
+  long long start = cpucycles_os_nanoseconds();
+  long long before = sum(c, t);
+  long long after, now;
   long i;
   for (i = 0; i < SETUP_SPIN; ++i) spin += i;
   after = sum(c, t);
@@ -445,28 +552,41 @@ static int advances(struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
   return 1;
 }
 
-int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t, struct cpucycles_probe *probe)
+int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                         struct cpucycles_probe *probe)
 {
+  static const struct cpucycles_perf_thread fresh;
+  int *page;
   long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
   return cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
 #endif
+  if (process == &no_process && (page = cpucycles_os_private_page())) {
+    *page = cpucycles_os_process_id();
+    process = page;
+    cpucycles_perf_pid = page;
+  }
   c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
-  t->base = t->last = t->last_ns = t->retry_ns = 0;
-  if (!open_thread(c, t, probe)) return 0;
+  c->toggle = 0; /* plain reads first: sum() reads toggle */
+  c->per_ns = 0;
+  if (t->slot) cpucycles_perf_close(c, t);
+  *t = fresh;
+  if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) return 0;
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
-  c->toggle = 0; /* plain reads first: sum() reads toggle */
   c->toggle = !advances(c, t);
   if (c->toggle && !advances(c, t)) {
     cpucycles_say(probe, "perf cycle count does not advance, even between disable and enable");
-    cpucycles_perf_close(c);
+    cpucycles_perf_close(c, t);
     return 0;
   }
-  if (!probe->words[0]) /* an E-core refusal matters more */
-    cpucycles_say(probe, c->toggle ? "plain read of the count does not advance; reading between disable and enable"
-                                   : "one event per thread; past %d threads at once or %ld perf fds (a quarter of the fd limit) a thread counts time",
+  if (probe->words[0]) return 1; /* an E-core refusal matters more */
+  if (c->toggle)
+    cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
+  else
+    cpucycles_say(probe, "one event per thread; past %d threads at once or %ld perf fds "
+                         "(a quarter of the fd limit) a thread counts time",
                   SLOTS, cpucycles_os_fd_limit() / 4);
   return 1;
 }
@@ -474,7 +594,11 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
 /* ---- knobs ---- */
 
 /* A refusal that cpucycles-open would lift. */
-static int needs_open(struct cpucycles_probe *probe) { probe->need = CPUCYCLES_NEED_OPEN; return 0; }
+static int needs_open(struct cpucycles_probe *probe)
+{
+  probe->need = CPUCYCLES_NEED_OPEN;
+  return 0;
+}
 
 long cpucycles_perf_rdpmc_knob(const char **path)
 {
@@ -527,7 +651,7 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
   cpucycles_say(probe, t->page->cap_user_rdpmc
                            ? "perf gives counter index 0: user reads are off; run cpucycles-open as root"
                            : "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
-  cpucycles_perf_close(c);
+  cpucycles_perf_close(c, t);
   return needs_open(probe);
 }
 

@@ -17,6 +17,10 @@
 #define cpucycles_os_fd_limit real_fd_limit
 #define cpucycles_os_thread_id real_thread_id
 #define cpucycles_os_thread_gone real_thread_gone
+#define cpucycles_os_process_id real_process_id
+#define cpucycles_os_private_page real_private_page
+#define cpucycles_os_hold_signals real_hold_signals
+#define cpucycles_os_release_signals real_release_signals
 #include "../cpucycles/os.c"
 #undef cpucycles_os_read_text
 #undef cpucycles_os_getenv
@@ -33,6 +37,10 @@
 #undef cpucycles_os_fd_limit
 #undef cpucycles_os_thread_id
 #undef cpucycles_os_thread_gone
+#undef cpucycles_os_process_id
+#undef cpucycles_os_private_page
+#undef cpucycles_os_hold_signals
+#undef cpucycles_os_release_signals
 #include "fakeos.h"
 #ifdef __linux__
 #include <linux/perf_event.h>
@@ -82,9 +90,9 @@ int cpucycles_os_perf_owned(int fd, unsigned long long id)
   return HOOK(perf_owned, (fd, id));
 }
 
-void *cpucycles_os_map_page(int fd)
+void *cpucycles_os_map_page(int fd, void *at)
 {
-  return HOOK(map_page, (fd));
+  return HOOK(map_page, (fd, at));
 }
 
 void cpucycles_os_unmap_page(void *page)
@@ -115,9 +123,35 @@ int cpucycles_os_thread_id(void)
   return HOOK(thread_id, ());
 }
 
-int cpucycles_os_thread_gone(int tid)
+int cpucycles_os_thread_gone(int pid, int tid)
 {
-  return HOOK(thread_gone, (tid));
+  return HOOK(thread_gone, (pid, tid));
+}
+
+int cpucycles_os_process_id(void)
+{
+  return HOOK(process_id, ());
+}
+
+int *cpucycles_os_private_page(void)
+{
+  return HOOK(private_page, ());
+}
+
+void cpucycles_os_hold_signals(sigset_t *old)
+{
+  if (fake_os.hold_signals)
+    fake_os.hold_signals(old);
+  else
+    real_hold_signals(old);
+}
+
+void cpucycles_os_release_signals(const sigset_t *old)
+{
+  if (fake_os.release_signals)
+    fake_os.release_signals(old);
+  else
+    real_release_signals(old);
 }
 
 #ifdef __linux__

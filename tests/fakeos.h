@@ -4,6 +4,7 @@
 #ifndef CPUCYCLES_TEST_FAKEOS_H
 #define CPUCYCLES_TEST_FAKEOS_H
 
+#include <signal.h>
 #include <stddef.h>
 
 struct fake_os {
@@ -15,13 +16,17 @@ struct fake_os {
   int (*ioctl_fd)(int fd, unsigned long request, unsigned long arg);
   int (*close_fd)(int fd);
   int (*perf_owned)(int fd, unsigned long long id);
-  void *(*map_page)(int fd);
+  void *(*map_page)(int fd, void *at);
   void (*unmap_page)(void *page);
   int (*cpuid)(unsigned int leaf, unsigned int subleaf, unsigned int r[4]);
   int (*tsc_faults)(void);
   long (*fd_limit)(void);
   int (*thread_id)(void);
-  int (*thread_gone)(int tid);
+  int (*thread_gone)(int pid, int tid);
+  int (*process_id)(void);
+  int *(*private_page)(void);
+  void (*hold_signals)(sigset_t *old);
+  void (*release_signals)(const sigset_t *old);
 };
 extern struct fake_os fake_os;
 
@@ -30,6 +35,8 @@ long real_read_text(const char *path, long offset, char *buf, size_t size);
 long long real_nanoseconds(void);
 long real_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 long real_read_fd(int fd, void *buf, size_t size);
+void *real_map_page(int fd, void *at);
+void real_unmap_page(void *page);
 
 /* perf_event_open with the cycles event swapped for the task clock (a
    software event), for perf counters on machines without a PMU */

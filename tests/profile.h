@@ -311,9 +311,10 @@ static int machine_close_fd(int fd)
   return 0;
 }
 
-static void *machine_map_page(int fd)
+static void *machine_map_page(int fd, void *at)
 {
   int i = perf_slot(fd);
+  (void) at; /* a page of its own each: the old one stays as it was */
   if (i < 0) return 0;
   memset(&pages[i], 0, sizeof pages[i]);
   pages[i].cap_user_rdpmc = M.cap_user_rdpmc ? 1 : 0;

@@ -70,15 +70,11 @@ static void make_lock(pthread_mutex_t *lock)
    which must not wait for itself. */
 static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
 {
-  static const int synchronous[] = { SIGILL, SIGFPE, SIGBUS, SIGSEGV, SIGSYS, SIGTRAP };
   int mine = state == &selection_state ? 1 : 2, cancel;
-  unsigned int i;
-  sigset_t all, mask;
+  sigset_t mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (running_here & mine) return 0;
-  sigfillset(&all);
-  for (i = 0; i < sizeof synchronous / sizeof synchronous[0]; ++i) sigdelset(&all, synchronous[i]);
-  pthread_sigmask(SIG_BLOCK, &all, &mask);
+  cpucycles_os_hold_signals(&mask);
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 #ifdef CPUCYCLES_HAVE_ROBUST_MUTEX
   if (pthread_mutex_lock(lock) == EOWNERDEAD) pthread_mutex_consistent(lock);
@@ -94,7 +90,7 @@ static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
   }
   pthread_mutex_unlock(lock);
   pthread_setcancelstate(cancel, &cancel);
-  pthread_sigmask(SIG_SETMASK, &mask, 0);
+  cpucycles_os_release_signals(&mask);
   return 1;
 }
 

@@ -225,14 +225,18 @@ static long long paged_ticks(void)
   return cpucycles_perf_ticks(&paged, &paged_mine, 0, fake_rdpmc);
 }
 
-/* Async-signal-safe: a handler's call may open a thread's events. */
-static void *fake_map_page(int fd)
+static void fake_forget_page(void *page);
+
+/* Async-signal-safe: a handler's call may open a thread's events.  Over
+   at, the new page takes the old one's place in one step, as perf's do. */
+static void *fake_map_page(int fd, void *at)
 {
   size_t size = (size_t) sysconf(_SC_PAGESIZE);
   struct perf_event_mmap_page *p;
   int own = fcntl(fd, F_DUPFD_CLOEXEC, 3), i;
   if (own < 0) return 0;
-  p = mmap(0, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (at) fake_forget_page(at);
+  p = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | (at ? MAP_FIXED : 0), -1, 0);
   if (p == MAP_FAILED) {
     close(own);
     return 0;
@@ -251,6 +255,19 @@ static void *fake_map_page(int fd)
   }
   __atomic_add_fetch(&pages_live, 1, __ATOMIC_RELAXED);
   return p;
+}
+
+/* The bookkeeping of a fake page, not its mapping. */
+static void fake_forget_page(void *page)
+{
+  int i;
+  for (i = 0; i < FAKE_PAGES; ++i)
+    if (__atomic_load_n(&fake_pages[i].page, __ATOMIC_ACQUIRE) == page) {
+      close(fake_pages[i].fd);
+      __atomic_store_n(&fake_pages[i].page, (void *) 0, __ATOMIC_RELEASE);
+      __atomic_sub_fetch(&pages_live, 1, __ATOMIC_RELAXED);
+      break;
+    }
 }
 
 static void fake_unmap_page(void *page)
@@ -449,7 +466,7 @@ static void timers(int all)
   }
   read_count = read_perfevent;
   nested = 0;
-  if (page_reader()) cpucycles_perf_close(&paged);
+  if (page_reader()) cpucycles_perf_close(&paged, &paged_mine);
   fake_os.map_page = 0; /* the real ones again: a fake page would send a real RDPMC astray */
   fake_os.unmap_page = 0;
 }

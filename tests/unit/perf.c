@@ -165,9 +165,10 @@ static int still_open(void)
 static struct perf_event_mmap_page page;
 static int map_fails, mapped;
 
-static void *fake_map_page(int fd)
+static void *fake_map_page(int fd, void *at)
 {
   (void) fd;
+  if (at == &page) --mapped; /* mapped over */
   if (map_fails) return 0;
   ++mapped;
   return &page;
@@ -397,7 +398,7 @@ static int user_counter(const char *knob, struct cpucycles_probe *said)
   ok = cpucycles_perf_user_counter(&p, &t, said);
   if (ok) {
     ok = opens == 1 && opened[0].config1 == 3 && opened[0].pinned && still_open() == 1 && mapped == 1 && t.page == &page;
-    cpucycles_perf_close(&p);
+    cpucycles_perf_close(&p, &t);
     ok += still_open() == 0 && mapped == 0; /* 2: accepted, and closing closed it */
   }
   return ok;
@@ -538,6 +539,7 @@ static unsigned long long swapping_rdpmc(unsigned int counter)
     swap_inside = 0;
     interrupted->page = &page2;
     interrupted->base = 7000000;
+    interrupted->gen += 2; /* as a handler's renewal leaves it */
   }
   return 0;
 }
@@ -555,6 +557,7 @@ static void page_swapped_inside_a_read(void)
   page.offset = 6000000;   /* the old event: its count since base 0 */
   page2.offset = 10;       /* the new event, just opened */
   t.page = &page;
+  t.pid = *cpucycles_perf_pid; /* events of this process */
   interrupted = &t;
   swap_inside = 1;
   got = cpucycles_perf_ticks(&reader, &t, 0, swapping_rdpmc);
@@ -615,7 +618,7 @@ static void handler_inside_giving_up(void)
         "handler_inside_giving_up_never_back",
         "first %lld, the handler got %lld (want at least %lld), then the thread got %lld", first, handler_got,
         5000 + 1000002000LL, got);
-  cpucycles_perf_close(&giving_reader);
+  cpucycles_perf_close(&giving_reader, &t);
 }
 
 static long long page_read(const struct perf_event_mmap_page *pc)
@@ -683,7 +686,7 @@ static int open_cycles(struct cpucycles_probe *said)
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_setup(&p, &t, said);
   fds = still_open();
-  if (ok) cpucycles_perf_close(&p);
+  if (ok) cpucycles_perf_close(&p, &t);
   return ok ? fds : -1;
 }
 

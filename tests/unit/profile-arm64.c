@@ -34,7 +34,7 @@ static long long arm64_perfpmc_setup(struct cpucycles_probe *probe)
 
 static void arm64_perfpmc_close(void)
 {
-  cpucycles_perf_close(&perfpmc);
+  cpucycles_perf_close(&perfpmc, &perfpmc_thread);
 }
 #endif
 
