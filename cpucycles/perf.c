@@ -53,19 +53,23 @@ static const char *errno_text(int err)
    instruction, and the uses keep a slot given back and taken again from
    passing for the one that was looked at.  Nothing waits for anything.
 
-   kind  fds and page                     next   who moves it
-   FREE  none                             BUSY   claim(): a thread for its events
-   BUSY  changed by the holder alone      LIVE   settle(): the holder, events open or given up
+   kind   fds and page                    next   who moves it
+   FREE   none                            BUSY   claim(): a thread for its events
+   BUSY   changed by the holder alone     LIVE   settle(): the holder, events open or given up
+                                          GIVEN  settle(): the holder at its exit
                                           FREE   empty(): the holder
-                                          BUSY   reclaim(): anyone, once the holder is gone
-   LIVE  the holder's events (0 fds once  BUSY   take(): the holder (reopen, give up, exit);
-         given up) and its page                  reclaim() once it is gone; close() of its
-                                                 counter; a child for its parent's
+   LIVE   the holder's events (0 fds      BUSY   take(): the holder (reopen, give up, exit);
+          once given up) and its page            close() of its counter
+   GIVEN  fds closed by the exiting              (and every kind but FREE:)
+          holder, still recorded (a      BUSY   reclaim() once the holder is gone (a child:
+          copy may stay in the process's        its parent's), whatever it left
+          fd table, after unshare(CLONE_FILES)); its page
 
    What a reader relies on:
    - fds counts the fd[] entries held against the fd budget (fds_held),
      counted before the open: an fd is -1 until it is open, and a thread
-     that dies meanwhile leaves its count to reclaim();
+     that dies meanwhile leaves its count to reclaim(); an fd is closed
+     only while it is still the event of its id;
    - a slot's page stays mapped while its thread may read it: a new event's
      page is mapped over the old one, an event is disabled before its fds
      close, and a page is unmapped only by reclaim() (its thread gone) and
@@ -81,7 +85,7 @@ static const char *errno_text(int err)
                      for good: the thread starts over without events, and
                      what renew() took goes back at exit or by reclaim. */
 #define SLOTS 256 /* threads with events at once */
-enum { FREE, BUSY, LIVE };
+enum { FREE, BUSY, LIVE, GIVEN };
 #define HOLDER_SHIFT 10
 #define USES_MASK ((1u << HOLDER_SHIFT) - 4)
 #define HOLDER(word) ((int) ((word) >> HOLDER_SHIFT))
@@ -98,7 +102,7 @@ struct slot {
 
 static struct slot slots[SLOTS];
 static int fds_held; /* against the fd budget, a quarter of the fd limit */
-static int exits, exits_seen, reclaim_tick; /* when a reclaim may find slots */
+static int exits, exits_seen, reclaim_tick; /* when reclaim() may find slots */
 static int forking; /* fork()s under way */
 static pthread_key_t exit_key;
 static int exit_key_usable;
@@ -134,7 +138,7 @@ static unsigned int settle(struct slot *s, unsigned int kind)
    program took over is left alone), each event disabled first where a
    page stays mapped: on RISC-V, unmapping the page of an event that is on
    a counter takes that counter from every thread (perfuser.h). */
-static void drop_events(struct slot *s)
+static void close_events(struct slot *s)
 {
   int i;
   for (i = 0; i < s->fds; ++i) {
@@ -142,6 +146,12 @@ static void drop_events(struct slot *s)
     if (s->page) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
     cpucycles_os_close_fd(s->fd[i]);
   }
+}
+
+/* close_events(), and they are forgotten. */
+static void drop_events(struct slot *s)
+{
+  close_events(s);
   __atomic_sub_fetch(&fds_held, s->fds, __ATOMIC_RELAXED);
   s->fds = 0;
 }
@@ -167,24 +177,31 @@ static void reclaim(int tid, int unmap)
   }
 }
 
-/* A free slot taken for tid, or 0.  Without one, gone threads' slots are
-   looked for where some may be found: after a thread's exit, and now and
-   then for threads that ended without one (a thread killed, a program
-   that used up the keys); so a thread past the table pays a scan of it. */
+/* reclaim() where it may find something: after a thread's exit, and at
+   tick changes (2^RECLAIM_SHIFT ns) for threads that ended without one (a
+   thread killed, a program that used up the keys).  Returns whether it
+   looked. */
+static int tidy(int tid, int tick)
+{
+  int seen = LOAD(exits);
+  if (seen == LOAD(exits_seen) && tick == LOAD(reclaim_tick)) return 0;
+  __atomic_store_n(&exits_seen, seen, __ATOMIC_RELAXED);
+  __atomic_store_n(&reclaim_tick, tick, __ATOMIC_RELAXED);
+  reclaim(tid, 1);
+  return 1;
+}
+
+/* A free slot taken for tid, or 0: a thread past the table pays a scan of
+   it, and now and then a reclaim(). */
 static struct slot *claim(int tid, long long now)
 {
-  int tick = (int) (now >> RECLAIM_SHIFT);
-  int seen = LOAD(exits);
   int pass, i;
   for (pass = 0; pass < 2; ++pass) {
     for (i = 0; i < SLOTS; ++i) {
       unsigned int word = LOAD(slots[i].word);
       if ((word & 3) == FREE && take(&slots[i], word, tid)) return &slots[i];
     }
-    if (seen == LOAD(exits_seen) && tick == LOAD(reclaim_tick)) break;
-    __atomic_store_n(&exits_seen, seen, __ATOMIC_RELAXED);
-    __atomic_store_n(&reclaim_tick, tick, __ATOMIC_RELAXED);
-    reclaim(tid, 1);
+    if (!tidy(tid, (int) (now >> RECLAIM_SHIFT))) break;
   }
   return 0;
 }
@@ -203,9 +220,10 @@ static int ours(int tid)
 }
 
 /* At its exit a thread closes its fds and opens no more events; its
-   pages stay mapped (a late handler may read one) until reclaim() finds
-   it gone.  Its slots are found by its tid, as are any a dead thread of
-   the same tid left, and any it left BUSY itself. */
+   pages stay mapped (a late handler may read one), and the fds recorded
+   (its fd table may not be the process's), until reclaim() finds it gone.
+   Its slots are found by its tid, as are any a dead thread of the same
+   tid left, and any it left BUSY itself. */
 CPUCYCLES_COLD static void thread_exit(void *unused)
 {
   int tid = cpucycles_os_thread_id();
@@ -215,8 +233,8 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
     if ((word & 3) == FREE || HOLDER(word) != tid || !take(&slots[i], word, tid)) continue;
-    drop_events(&slots[i]);
-    settle(&slots[i], LIVE);
+    close_events(&slots[i]);
+    settle(&slots[i], GIVEN);
   }
   __atomic_add_fetch(&exits, 1, __ATOMIC_RELAXED);
 }
@@ -445,6 +463,7 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpu
   gen = ++t->gen;
   CPUCYCLES_PERF_BARRIER();
   if (!ours(tid)) goto done;
+  tidy(tid, (int) (now >> RECLAIM_SHIFT));
   if (!t->slot) timed(c, t, now); /* the time counted so far, before a new start */
   s = give_up(c, t, tid);
   t->base = t->last;
@@ -499,6 +518,16 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cp
   return count >= 0 ? handed(t, count) : timed(c, t, now);
 }
 
+/* tidy() after a thread's exit, with the asynchronous signals held back:
+   a reclaim() left half-way would hold a slot until this thread is gone. */
+CPUCYCLES_COLD static void collect(void)
+{
+  sigset_t held;
+  cpucycles_os_hold_signals(&held);
+  tidy(cpucycles_os_thread_id(), LOAD(reclaim_tick));
+  cpucycles_os_release_signals(&held);
+}
+
 /* errno is the program's: a handler may have interrupted code about to
    read it */
 long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
@@ -513,6 +542,7 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
     if (*(volatile unsigned int *) &t->gen == gen) break; /* else a handler changed the events */
   }
   count = count >= 0 ? handed(t, base + count) : change(c, t);
+  if (LOAD(exits) != LOAD(exits_seen)) collect(); /* the fds a gone thread may have left */
   errno = saved;
   return count;
 }

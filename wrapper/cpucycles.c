@@ -67,10 +67,12 @@ static void make_lock(pthread_mutex_t *lock)
      runs the job itself.
    Returns 0 only to a caller re-entering from inside this thread's own
    run of the same job (a program's handler of a synchronous signal),
-   which must not wait for itself. */
+   which must not wait for itself.  errno is left as it was found: the
+   probes' failed opens set it, and the caller may be about to read it. */
 static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
 {
   int mine = state == &selection_state ? 1 : 2, cancel;
+  int saved = errno;
   sigset_t mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
   if (running_here & mine) return 0;
@@ -91,6 +93,7 @@ static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
   pthread_mutex_unlock(lock);
   pthread_setcancelstate(cancel, &cancel);
   cpucycles_os_release_signals(&mask);
+  errno = saved;
   return 1;
 }
 
