@@ -103,6 +103,7 @@ struct slot {
 static struct slot slots[SLOTS];
 static int fds_held; /* against the fd budget, a quarter of the fd limit */
 static int exits, exits_seen, reclaim_tick; /* when reclaim() may find slots */
+static int given; /* GIVEN slots */
 static int forking; /* fork()s under way */
 static pthread_key_t exit_key;
 static int exit_key_usable;
@@ -173,21 +174,23 @@ static void reclaim(int tid, int unmap)
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
     if ((word & 3) == FREE || !cpucycles_os_thread_gone(*process, HOLDER(word))) continue;
-    if (take(&slots[i], word, tid)) empty(&slots[i], unmap);
+    if (!take(&slots[i], word, tid)) continue;
+    if ((word & 3) == GIVEN) __atomic_sub_fetch(&given, 1, __ATOMIC_RELAXED);
+    empty(&slots[i], unmap);
   }
 }
 
-/* reclaim() where it may find something: after a thread's exit, and at
-   tick changes (2^RECLAIM_SHIFT ns) for threads that ended without one (a
-   thread killed, a program that used up the keys).  Returns whether it
-   looked. */
-static int tidy(int tid, int tick)
+/* Whether reclaim() may find something: a thread exited since the last
+   look, or 2^RECLAIM_SHIFT ns went by (threads that ended without their
+   exit destructor: a thread killed, a program that used up the keys; an
+   exited thread that was not yet gone at the last look). */
+static int due(long long now)
 {
   int seen = LOAD(exits);
+  int tick = (int) (now >> RECLAIM_SHIFT);
   if (seen == LOAD(exits_seen) && tick == LOAD(reclaim_tick)) return 0;
   __atomic_store_n(&exits_seen, seen, __ATOMIC_RELAXED);
   __atomic_store_n(&reclaim_tick, tick, __ATOMIC_RELAXED);
-  reclaim(tid, 1);
   return 1;
 }
 
@@ -201,7 +204,8 @@ static struct slot *claim(int tid, long long now)
       unsigned int word = LOAD(slots[i].word);
       if ((word & 3) == FREE && take(&slots[i], word, tid)) return &slots[i];
     }
-    if (!tidy(tid, (int) (now >> RECLAIM_SHIFT))) break;
+    if (!due(now)) break;
+    reclaim(tid, 1);
   }
   return 0;
 }
@@ -235,6 +239,7 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
     if ((word & 3) == FREE || HOLDER(word) != tid || !take(&slots[i], word, tid)) continue;
     close_events(&slots[i]);
     settle(&slots[i], GIVEN);
+    __atomic_add_fetch(&given, 1, __ATOMIC_RELAXED);
   }
   __atomic_add_fetch(&exits, 1, __ATOMIC_RELAXED);
 }
@@ -430,6 +435,13 @@ static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thr
   return handed(t, t->base + (long long) ((double) (now - t->last_ns) * c->per_ns));
 }
 
+/* Whether t holds a slot in this process with events in it (they may have
+   stopped counting). */
+static int has_events(const struct cpucycles_perf_thread *t)
+{
+  return t->slot && t->pid == LOAD(*process) && slots[t->slot - 1].fds;
+}
+
 /* Gives up t's events, keeping their count: unpublished first, so that
    no page read below this call gives more than the last read here (its
    event is disabled next); the fds closed, the page kept.  Returns t's
@@ -447,10 +459,30 @@ CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c, struc
   return s;
 }
 
-/* Gives up t's events if any, and where it is time, opens new ones; with
-   the asynchronous signals held back throughout (hold: setup runs in the
-   first call, which holds them already).  Returns the count, or -1 where
-   the thread counts time. */
+/* Names held slot s in t as t's, its events published if it has any. */
+static void keep(struct cpucycles_perf_thread *t, struct slot *s)
+{
+  t->word = settle(s, LIVE);
+  t->slot = (int) (s - slots) + 1;
+  t->pid = LOAD(*process);
+  if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
+  CPUCYCLES_PERF_BARRIER();
+  if (s->fds) t->page = s->page;
+}
+
+/* Gives back t's slot, if it holds one. */
+static void let_go(struct cpucycles_perf_thread *t)
+{
+  struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
+  t->page = 0;
+  t->slot = 0;
+  if (s && take(s, t->word, cpucycles_os_thread_id())) empty(s, 1);
+}
+
+/* Gives up t's events if any, and where it is time, opens new ones in
+   t's slot, claimed on its first try; with the asynchronous signals held
+   back throughout (hold: setup runs in the first call, which holds them
+   already).  Returns the count, or -1 where the thread counts time. */
 CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                                       long long now, struct cpucycles_probe *probe, int hold)
 {
@@ -463,28 +495,22 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpu
   gen = ++t->gen;
   CPUCYCLES_PERF_BARRIER();
   if (!ours(tid)) goto done;
-  tidy(tid, (int) (now >> RECLAIM_SHIFT));
-  if (!t->slot) timed(c, t, now); /* the time counted so far, before a new start */
+  if (LOAD(given) && due(now)) reclaim(tid, 1); /* the fds an exited thread may have left */
+  if (!has_events(t)) timed(c, t, now); /* the time counted so far, before a new start */
   s = give_up(c, t, tid);
   t->base = t->last;
   t->last_ns = now;
-  if (!s && !exited && now - t->retry_ns >= 0) s = claim(tid, now);
-  if (!s) {
+  if (exited || now - t->retry_ns < 0) {
+    if (s) keep(t, s);
+    goto done;
+  }
+  if (!s && !(s = claim(tid, now))) {
     if (!t->wait_ns) cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
-  } else if (exited || now - t->retry_ns < 0 || !open_events(c, s, probe)) {
-    drop_events(s);
-    settle(s, LIVE);
   } else {
-    t->word = settle(s, LIVE);
-    t->slot = (int) (s - slots) + 1;
-    t->pid = LOAD(*process);
-    if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
-    CPUCYCLES_PERF_BARRIER();
-    t->page = s->page;
+    if (!open_events(c, s, probe)) drop_events(s);
+    keep(t, s);
     count = sum(c, t);
-    if (count >= 0) count += t->base;
-    if (count < 0) give_up(c, t, tid); /* opened but unreadable */
-    if (count < 0) settle(s, LIVE);
+    if (count < 0 && (s = give_up(c, t, tid))) keep(t, s); /* opened but unreadable */
   }
   t->wait_ns = count >= 0 || s ? 0 : t->wait_ns ? t->wait_ns * 2 : RETRY_NS;
   if (t->wait_ns > RETRY_MOST) t->wait_ns = RETRY_MOST;
@@ -493,7 +519,7 @@ done:
   CPUCYCLES_PERF_BARRIER();
   if (t->gen == gen) t->gen = gen + 1;
   if (hold) cpucycles_os_release_signals(&held);
-  return count;
+  return count < 0 ? count : t->base + count;
 }
 
 /* The slow path: the thread has no events, or they are gone (an fd closed
@@ -505,26 +531,28 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cp
   long long count = -1;
   if (t->gen & 1) {
     t->page = 0;
-    if (!t->slot) timed(c, t, now);
+    if (!has_events(t)) timed(c, t, now);
     events_count(c, t, t->base);
     t->slot = 0;
     ++t->gen;
     t->base = t->last;
     t->last_ns = now;
     t->retry_ns = now + RETRY_NS;
-  } else if (t->slot || t->page || (!exited && now - t->retry_ns >= 0)) {
+  } else if (has_events(t) || (!exited && now - t->retry_ns >= 0)) {
     count = renew(c, t, now, &unheard, 1);
   }
   return count >= 0 ? handed(t, count) : timed(c, t, now);
 }
 
-/* tidy() after a thread's exit, with the asynchronous signals held back:
-   a reclaim() left half-way would hold a slot until this thread is gone. */
+/* reclaim() where it may find something, with the asynchronous signals
+   held back: one left half-way would hold a slot until this thread is
+   gone. */
 CPUCYCLES_COLD static void collect(void)
 {
   sigset_t held;
+  if (!due(cpucycles_os_nanoseconds())) return;
   cpucycles_os_hold_signals(&held);
-  tidy(cpucycles_os_thread_id(), LOAD(reclaim_tick));
+  reclaim(cpucycles_os_thread_id(), 1);
   cpucycles_os_release_signals(&held);
 }
 
@@ -542,7 +570,7 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
     if (*(volatile unsigned int *) &t->gen == gen) break; /* else a handler changed the events */
   }
   count = count >= 0 ? handed(t, base + count) : change(c, t);
-  if (LOAD(exits) != LOAD(exits_seen)) collect(); /* the fds a gone thread may have left */
+  if (LOAD(given)) collect(); /* the fds an exited thread may have left */
   errno = saved;
   return count;
 }
@@ -601,7 +629,10 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   c->per_ns = 0;
   if (t->slot) cpucycles_perf_close(c, t);
   *t = fresh;
-  if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) return 0;
+  if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) {
+    let_go(t);
+    return 0;
+  }
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */

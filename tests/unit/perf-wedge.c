@@ -1,0 +1,536 @@
+/* Issue 37's programs against the per-thread perf events, rows 1 to 6
+   and 9 (row 7 is tests/integration/perf-key-late.sh, row 8
+   tests/integration/tsan.sh, row 10 tests/unit/firstcall-errno.c).  As in
+   perf-hostile.c, default-perfevent is chosen alone over the fake that
+   swaps the cycles event for the thread's task clock, and the page
+   reader reads that event through a fake page (tests/fakepage.h); each
+   row runs in a child of its own under a watchdog, where a hang or a
+   crash fails.  The asserts are counts: perf fds, pages, threads whose
+   count stood still or who got no event.
+   test: long (thousands of thread lifetimes). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include "check.h"
+#include "internal.h"
+#include "fakeos.h"
+#include "perf-fds.h"
+
+#ifndef __linux__
+int main(void)
+{
+  skip("perf_wedge", "perf_event is Linux only");
+  return 0;
+}
+#else
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <linux/filter.h>
+#include <linux/perf_event.h>
+#include <linux/seccomp.h>
+#include "perf.h"
+#include "fakepage.h"
+
+#ifndef SECCOMP_RET_KILL_THREAD
+#define SECCOMP_RET_KILL_THREAD SECCOMP_RET_KILL /* its old name */
+#endif
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid /* glibc before 2.35 names no field */
+#endif
+
+static long long (*read_count)(void);
+static int emulated;
+
+static long scaled(long n)
+{
+  return emulated && n >= 10 ? n / 10 : n;
+}
+
+static long long now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static long long thread_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void sleep_us(long us)
+{
+  struct timespec t;
+  t.tv_sec = us / 1000000;
+  t.tv_nsec = us % 1000000 * 1000;
+  while (nanosleep(&t, &t) != 0 && errno == EINTR) continue;
+}
+
+static volatile long spin;
+
+static void work(long n)
+{
+  long i;
+  for (i = 0; i < n; ++i) spin += i;
+}
+
+/* scenario in a forked child under a watchdog of limit seconds: a hang or
+   a death by a signal fails as name */
+static void in_child(const char *name, void (*scenario)(void), int limit)
+{
+  long long deadline = now_ns() + limit * 1000000000LL;
+  int status;
+  pid_t pid, got;
+  fflush(stdout);
+  pid = fork();
+  if (pid == 0) {
+    forget_parents_pages();
+    scenario();
+    fflush(stdout);
+    _exit(checks_failed());
+  }
+  while (pid > 0 && (got = waitpid(pid, &status, WNOHANG)) == 0 && now_ns() < deadline) sleep_us(10000);
+  if (pid < 0) {
+    check(0, name, "fork failed");
+  } else if (got == 0) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    check(0, name, "hung: still running after %d s, killed", limit);
+  } else if (WIFSIGNALED(status)) {
+    check(0, name, "died by signal %d", WTERMSIG(status));
+  } else if (WEXITSTATUS(status)) {
+    ++check_failures; /* the child said which */
+  }
+}
+
+/* Whether a thread that reads now gets its own event: its read adds one
+   perf fd (per_thread on a hybrid), within a second of retries. */
+static int gets_event_result;
+static void *gets_event_thread(void *unused)
+{
+  long long end = now_ns() + 1000000000LL;
+  int before = perf_fds();
+  (void) unused;
+  gets_event_result = 0;
+  while (!gets_event_result && now_ns() < end) {
+    read_count();
+    gets_event_result = perf_fds() > before;
+    if (!gets_event_result) sleep_us(2000);
+  }
+  return 0;
+}
+
+static int new_thread_gets_event(void)
+{
+  pthread_t t;
+  if (pthread_create(&t, 0, gets_event_thread, 0) != 0) return 0;
+  pthread_join(t, 0);
+  return gets_event_result;
+}
+
+/* ---- row 1: a timer's handler leaves a thread's first read ---- */
+
+static __thread sigjmp_buf jump;
+static __thread volatile int armed;
+static int by_exit; /* the handler calls pthread_exit rather than siglongjmp */
+static volatile int frozen, left;
+
+static void leave(int sig)
+{
+  (void) sig;
+  if (!armed) return;
+  armed = 0;
+  __atomic_add_fetch(&left, 1, __ATOMIC_RELAXED);
+  if (by_exit) pthread_exit(0);
+  siglongjmp(jump, 1);
+}
+
+/* One worker: a one-shot timer of its own, 0 to 40 us away, and its
+   first read; then, whether or not the timer left that read, two reads
+   around some work must differ. */
+static void *worker(void *arg)
+{
+  struct sigevent ev;
+  struct itimerspec it;
+  timer_t timer;
+  long long a, b;
+  memset(&ev, 0, sizeof ev);
+  memset(&it, 0, sizeof it);
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGALRM;
+  ev.sigev_notify_thread_id = (pid_t) syscall(SYS_gettid);
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) return arg;
+  it.it_value.tv_nsec = 1000 + (long) ((size_t) arg % 40) * 1000;
+  if (!sigsetjmp(jump, 1)) {
+    armed = 1;
+    timer_settime(timer, 0, &it, 0);
+    read_count();
+    armed = 0;
+  }
+  timer_delete(timer);
+  a = read_count();
+  work(20000);
+  b = read_count();
+  if (b <= a) __atomic_add_fetch(&frozen, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
+static void timer_leaves_first_read(void)
+{
+  struct sigaction sa;
+  pthread_t t[8];
+  long n = scaled(1000), made = 0, i;
+  int k, fds;
+  const char *how = by_exit ? "exit" : "longjmp";
+  char name[96];
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = leave;
+  sigaction(SIGALRM, &sa, 0);
+  read_count(); /* this thread's own event */
+  for (i = 0; i < n; i += 8) {
+    for (k = 0; k < 8; ++k)
+      if (pthread_create(&t[k], 0, worker, (void *) (size_t) (i + k)) == 0) ++made;
+      else t[k] = pthread_self();
+    for (k = 0; k < 8; ++k)
+      if (!pthread_equal(t[k], pthread_self())) pthread_join(t[k], 0);
+  }
+  read_count();
+  fds = perf_fds();
+  printf("info wedge_timer_%s: %ld threads, %d left their first read by the handler\n", how, made, left);
+  snprintf(name, sizeof name, "wedge_timer_%s_never_frozen", how);
+  check(!frozen, name, "%d of %ld threads' counts stood still after the handler left their first read", frozen,
+        made);
+  snprintf(name, sizeof name, "wedge_timer_%s_no_fd_leak", how);
+  check(fds == 1, name, "%d perf fds after %ld threads joined (want this thread's 1)", fds, made);
+  snprintf(name, sizeof name, "wedge_timer_%s_new_thread_counts", how);
+  check(new_thread_gets_event(), name, "a new thread got no event after %ld threads", made);
+}
+
+static void timer_longjmp(void)
+{
+  by_exit = 0;
+  timer_leaves_first_read();
+}
+
+static void timer_exit(void)
+{
+  by_exit = 1;
+  timer_leaves_first_read();
+}
+
+/* ---- row 2: a child made without fork()'s handlers ---- */
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+pid_t _Fork(void);
+#define HAVE_FORK_WITHOUT_HANDLERS 1
+#endif
+
+/* In the child: status 0 where the page reader and default-perfevent
+   both count the child's own task clock, 2 or 3 where one stood still. */
+static int child_counts(void)
+{
+  long long a = paged_ticks(), b, c = read_count(), d;
+  work(2000000);
+  b = paged_ticks();
+  d = read_count();
+  if (b <= a) return 2;
+  if (d <= c) return 3;
+  return 0;
+}
+
+static void child_without_handlers(const char *how, pid_t pid)
+{
+  int status = -1;
+  char name[96];
+  if (pid == 0) _exit(child_counts());
+  snprintf(name, sizeof name, "wedge_%s_child_counts_itself", how);
+  if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+    skip(name, "no child was made");
+    return;
+  }
+  check(WIFEXITED(status) && WEXITSTATUS(status) == 0, name,
+        "the child %s (%d: 2 the page reader stood still, 3 default-perfevent did)",
+        WIFSIGNALED(status) ? "died by a signal" : "exited", WIFSIGNALED(status) ? WTERMSIG(status)
+                                                                                   : WEXITSTATUS(status));
+}
+
+static void fork_without_handlers(void)
+{
+  paged_ticks(); /* this thread's events, and their page */
+  read_count();
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  child_without_handlers("_Fork", _Fork());
+#else
+  skip("wedge__Fork_child_counts_itself", "no _Fork in this C library");
+#endif
+  child_without_handlers("clone", (pid_t) syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
+}
+
+/* ---- row 3: threads killed by their seccomp filter in their first read ---- */
+
+static int forbid_opens(void)
+{
+  struct sock_filter code[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = { sizeof code / sizeof code[0], code };
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
+}
+
+static volatile int sandboxed;
+
+static void *sandboxed_worker(void *unused)
+{
+  (void) unused;
+  if (!forbid_opens()) return 0;
+  __atomic_add_fetch(&sandboxed, 1, __ATOMIC_RELAXED);
+  read_count(); /* dies here */
+  return 0;
+}
+
+static void killed_in_first_read(void)
+{
+  pthread_t t;
+  long n = scaled(300), i;
+  int fds;
+  read_count();
+  for (i = 0; i < n; ++i)
+    if (pthread_create(&t, 0, sandboxed_worker, 0) == 0) pthread_join(t, 0);
+  if (!sandboxed) {
+    skip("wedge_killed_new_thread_counts", "no seccomp filter here");
+    return;
+  }
+  check(new_thread_gets_event(), "wedge_killed_new_thread_counts",
+        "no new thread got an event after %d threads died in their first read", sandboxed);
+  fds = perf_fds();
+  check(fds == 1, "wedge_killed_no_fd_leak", "%d perf fds after %d threads died (want this thread's 1)", fds,
+        sandboxed);
+}
+
+/* ---- row 4: more threads than slots, each reading every 10 ms ---- */
+
+static volatile int stop;
+static volatile long long spent_ns, calls;
+
+static void *periodic(void *unused)
+{
+  long long mine = 0, n = 0;
+  (void) unused;
+  while (!stop) {
+    long long t0 = thread_ns();
+    read_count();
+    mine += thread_ns() - t0;
+    ++n;
+    sleep_us(10000);
+  }
+  __atomic_add_fetch(&spent_ns, mine, __ATOMIC_RELAXED);
+  __atomic_add_fetch(&calls, n, __ATOMIC_RELAXED);
+  return 0;
+}
+
+/* The thread CPU time of a call, in ns, with n threads reading. */
+static double per_call(int n)
+{
+  static pthread_t t[600];
+  pthread_attr_t attr;
+  int made = 0, i;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 64 * 1024);
+  stop = 0;
+  spent_ns = calls = 0;
+  for (i = 0; i < n; ++i)
+    if (pthread_create(&t[made], &attr, periodic, 0) == 0) ++made;
+  sleep_us(1500000);
+  stop = 1;
+  for (i = 0; i < made; ++i) pthread_join(t[i], 0);
+  return made < n || !calls ? -1 : (double) spent_ns / (double) calls;
+}
+
+static void past_the_slots(void)
+{
+  struct rlimit r;
+  double few, many;
+  if (getrlimit(RLIMIT_NOFILE, &r) != 0 || (r.rlim_max != RLIM_INFINITY && r.rlim_max < 4096)) {
+    skip("wedge_past_slots_cost", "the hard fd limit is below 4096 (the fd budget would bind before the slots)");
+    return;
+  }
+  r.rlim_cur = 4096;
+  setrlimit(RLIMIT_NOFILE, &r);
+  read_count();
+  few = per_call(200);
+  many = per_call(600);
+  printf("info wedge_past_slots_cost: %.0f ns a call with 200 threads, %.0f with 600\n", few, many);
+  if (few <= 0 || many <= 0) {
+    skip("wedge_past_slots_cost", "could not make 600 threads here");
+    return;
+  }
+  check(many <= 4 * few, "wedge_past_slots_cost", "a call costs %.1fx with 600 threads what it costs with 200 (%.0f ns, %.0f ns)",
+        many / few, many, few);
+}
+
+/* ---- row 5: threads that unshare their fd table ---- */
+
+static int unshare_how;
+
+static void *unsharing(void *unused)
+{
+  (void) unused;
+  read_count();
+#ifdef SYS_close_range
+  if (unshare_how) {
+    syscall(SYS_close_range, ~0U, ~0U, 2 /* CLOSE_RANGE_UNSHARE */);
+    read_count();
+    return 0;
+  }
+#endif
+  unshare(CLONE_FILES);
+  read_count();
+  return 0;
+}
+
+static void unshared_files(void)
+{
+  pthread_t t;
+  long n = scaled(300), i;
+  int fds, how;
+  char name[96];
+  read_count();
+  for (how = 0; how < 2; ++how) {
+    unshare_how = how;
+    for (i = 0; i < n; ++i)
+      if (pthread_create(&t, 0, unsharing, 0) == 0) pthread_join(t, 0);
+    sleep_us(20000); /* pthread_join returns a moment before the kernel lets a thread go */
+    read_count(); /* the next call of a thread sharing the process's fd table */
+    fds = perf_fds();
+    snprintf(name, sizeof name, "wedge_unshare_%s_no_fd_leak", how ? "close_range" : "files");
+    check(fds == 1, name, "%d perf fds after %ld threads read and unshared their fd table (want this thread's 1)",
+          fds, n);
+  }
+}
+
+/* ---- row 6: fork() while other threads open their events ---- */
+
+static void *read_once(void *unused)
+{
+  (void) unused;
+  read_count();
+  return 0;
+}
+
+static void *churn(void *unused)
+{
+  pthread_t t;
+  (void) unused;
+  while (!stop)
+    if (pthread_create(&t, 0, read_once, 0) == 0) pthread_join(t, 0);
+  return 0;
+}
+
+static void fork_while_opening(void)
+{
+  pthread_t t[3];
+  long n = scaled(300), i;
+  int made = 0, leaky = 0, most = 0, k;
+  read_count();
+  stop = 0;
+  for (k = 0; k < 3; ++k)
+    if (pthread_create(&t[made], 0, churn, 0) == 0) ++made;
+  for (i = 0; i < n; ++i) {
+    int status;
+    pid_t pid = fork();
+    if (pid == 0) _exit(perf_fds() & 127);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) continue;
+    if (WEXITSTATUS(status)) ++leaky;
+    if (WEXITSTATUS(status) > most) most = WEXITSTATUS(status);
+  }
+  stop = 1;
+  for (k = 0; k < made; ++k) pthread_join(t[k], 0);
+  check(!leaky, "wedge_fork_while_opening_no_fd_in_child",
+        "%d of %ld children began with perf fds of the parent's threads (up to %d)", leaky, n, most);
+}
+
+/* ---- row 9: an event in error, reopened again and again ---- */
+
+static long in_error_read(int fd, void *buf, size_t size)
+{
+  unsigned long long id;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) == 0) return 0; /* a pinned event that lost its counter */
+  return real_read_fd(fd, buf, size);
+}
+
+static void *reopening(void *unused)
+{
+  long long end = now_ns() + 300000000LL;
+  (void) unused;
+  while (now_ns() < end) {
+    paged_ticks();
+    sleep_us(100);
+  }
+  return 0;
+}
+
+static void parked_pages(void)
+{
+  pthread_t t;
+  int most = 0;
+  forget_parents_pages();
+  page_index_zero = 1;
+  fake_os.read_fd = in_error_read;
+  if (pthread_create(&t, 0, reopening, 0) != 0) return;
+  while (pthread_tryjoin_np(t, 0) != 0) {
+    if (pages_live > most) most = pages_live;
+    sleep_us(1000);
+  }
+  check(most <= 2, "wedge_reopen_pages_bounded", "%d pages mapped at once by one thread reopening its event", most);
+}
+
+int main(void)
+{
+  static struct cpucycles_counter table[2];
+  static struct cpucycles_selection s;
+  int i, n = 0;
+  emulated = getenv("CPUCYCLES_TEST_EMULATED") != 0;
+  fake_os.perf_event_open = fake_software_cycles;
+  for (i = 0; i < cpucycles_counter_count; ++i)
+    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
+      table[n++] = cpucycles_counters[i];
+  if (n != 2) {
+    skip("perf_wedge", "no default-perfevent in this build");
+    return 0;
+  }
+  cpucycles_select(table, n, vsnprintf, &s);
+  if (s.chosen != 0 || !page_reader()) {
+    skip("perf_wedge", "the task clock cannot be opened here");
+    return 0;
+  }
+  read_count = s.read;
+  in_child("wedge_timer_longjmp", timer_longjmp, 60);
+  in_child("wedge_timer_exit", timer_exit, 60);
+  in_child("wedge_fork_without_handlers", fork_without_handlers, 30);
+  in_child("wedge_killed", killed_in_first_read, 30);
+  in_child("wedge_past_slots", past_the_slots, 60);
+  in_child("wedge_unshare", unshared_files, 30);
+  in_child("wedge_fork_while_opening", fork_while_opening, 60);
+  in_child("wedge_reopen", parked_pages, 30);
+  return checks_failed();
+}
+#endif
