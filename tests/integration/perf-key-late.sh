@@ -1,0 +1,45 @@
+# Issue 37, row 7: a program that loads the library after taking 40
+# pthread keys, so that the library's key index is 32 or more, where
+# glibc's pthread_setspecific allocates.  Each thread's first read is
+# made in a signal handler: the library must not call the allocator
+# there (it arms its exit destructor only where that cannot allocate).
+# As perf-hostile-keys.sh, on the test build whose cycles event is the
+# software task clock, told to choose default-perfevent.
+. tests/lib.sh
+name=perf_key_late_no_alloc_in_handler
+if [ -n "$RUN" ]; then skip $name "runs only natively (dlopen under $RUN, qemu-user, proves nothing more)"; exit 0; fi
+case "$COUNTERS" in
+  *default-perfevent*) ;;
+  *) skip $name "no default-perfevent in this build"; exit 0 ;;
+esac
+if [ "$(uname -s)" != Linux ]; then skip $name "perf_event is Linux only"; exit 0; fi
+[ -f "$PACKAGE/lib/libcpucycles.so.1" ] || { skip $name "no shared library was built"; exit 0; }
+
+d=$(tmpdir)
+trap 'rm -rf "$d"' EXIT
+if ! $CC -Itests tests/clients/keylate.c -o "$d/keylate" -lpthread > "$d/log" 2>&1 &&
+   ! $CC -Itests tests/clients/keylate.c -o "$d/keylate" -lpthread -ldl > "$d/log" 2>&1; then
+  skip $name "dlopen is unavailable: $(head -n 3 "$d/log" | tr '\n' ' ')"
+  exit 0
+fi
+if ! softperf_library "$d"; then
+  fail $name "the software-perf test library does not build: $(head -n 3 "$d/log" | tr '\n' ' ')"
+  exit 1
+fi
+CPUCYCLES_IMPLEMENTATION=default-perfevent "$d/keylate" "$d/libsoftperf.so" 50 > "$d/out" 2> "$d/err"
+st=$?
+line=$(head -n 1 "$d/out")
+field() { echo "$line" | awk -v k="$1" '{ for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'; }
+if [ $st = 2 ]; then
+  skip $name "not glibc: $line"
+elif [ $st != 0 ] || ! echo "$line" | grep -q '^keylate keys '; then
+  fail $name "client status $st: $line $(tr '\n' ' ' < "$d/err")"
+elif [ "$(field implementation)" != default-perfevent ]; then
+  skip $name "default-perfevent did not win even on the software task-clock event: $line"
+elif [ "$(field keys)" -lt 32 ]; then
+  skip $name "the program could take only $(field keys) keys: $line"
+elif [ "$(field allocs_in_handler)" != 0 ] || [ "$(field backwards)" != 0 ]; then
+  fail $name "$line"
+else
+  pass "$name ($line)"
+fi
