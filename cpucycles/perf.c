@@ -173,7 +173,7 @@ static void reclaim(int tid, int unmap)
   int i;
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
-    if ((word & 3) == FREE || !cpucycles_os_thread_gone(*process, HOLDER(word))) continue;
+    if ((word & 3) == FREE || !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word))) continue;
     if (!take(&slots[i], word, tid)) continue;
     if ((word & 3) == GIVEN) __atomic_sub_fetch(&given, 1, __ATOMIC_RELAXED);
     empty(&slots[i], unmap);
@@ -250,7 +250,7 @@ static int opening(struct slot *s, int tid)
 {
   unsigned int word = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
   if ((word & 3) != BUSY || HOLDER(word) == tid) return 0;
-  return !cpucycles_os_thread_gone(*process, HOLDER(word));
+  return !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word));
 }
 
 CPUCYCLES_COLD static void fork_prepare(void)
