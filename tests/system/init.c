@@ -325,6 +325,18 @@ int main(void)
   run("handlers-200us-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/handlers", US200, LIFETIMES, (char *) 0);
   run("recycle-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/recycle", strstr(PMC, "riscv") ? RECYCLED : RECYCLED_ARM64,
       "1", (char *) 0);
+  /* issue 37: a handler's siglongjmp out of a first read (row 1), a child
+     made without fork()'s handlers (row 2), threads killed in their first
+     read (row 3), for the page reader and default-perfevent; on arm64, a
+     reader that reopens while another process holds the cycle counter
+     (row 9, as root: CPU-wide events) */
+  run("wedge-longjmp-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/wedge", "longjmp", "300", (char *) 0);
+  run("wedge-longjmp-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/wedge", "longjmp", "300", (char *) 0);
+  run("wedge-fork-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/wedge", "fork", (char *) 0);
+  run("wedge-fork-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/wedge", "fork", (char *) 0);
+  run("wedge-killed-perfpmc-nobody", NOBODY, FORCE_PMC, "/bin/wedge", "killed", "300", (char *) 0);
+  run("wedge-killed-perfevent-nobody", NOBODY, FORCE_PERF, "/bin/wedge", "killed", "300", (char *) 0);
+  if (!strstr(PMC, "riscv")) run("wedge-parked-perfpmc-root", 0, FORCE_PMC, "/bin/wedge", "parked", "800", (char *) 0);
   for (round = 0; round < 5; ++round) {
     run("loop-perfpmc", NOBODY, FORCE_PMC, "/bin/loop", RATE, (char *) 0);
     run("loop-perfevent", NOBODY, FORCE_PERF, "/bin/loop", RATE, (char *) 0);
