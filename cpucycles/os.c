@@ -43,7 +43,8 @@ long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t siz
   if (offset < 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
   fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return -1;
-  ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (!offset || lseek(fd, (off_t) offset, SEEK_SET) == offset);
+  ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+       (!offset || lseek(fd, (off_t) offset, SEEK_SET) == offset);
   while (ok && have + 1 < size) {
     ssize_t got = read(fd, buf + have, size - 1 - have);
     if (got < 0 && errno == EINTR) continue;
@@ -69,15 +70,22 @@ long long cpucycles_os_nanoseconds(void)
 long cpucycles_os_fd_limit(void)
 {
   struct rlimit limit;
-  return getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > 1 << 20 ? 1 << 20 : (long) limit.rlim_cur;
+  return getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur > 1 << 20 ? 1 << 20
+                                                                           : (long) limit.rlim_cur;
 }
 
-int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg) { return ioctl(fd, request, arg); }
+int cpucycles_os_ioctl_fd(int fd, unsigned long request, unsigned long arg)
+{
+  return ioctl(fd, request, arg);
+}
 
 #ifdef __linux__
 /* read and close as raw system calls: the C library's are cancellation
    points, and a pthread_cancel acting inside one would leak an event. */
-long cpucycles_os_read_fd(int fd, void *buf, size_t size) { return syscall(SYS_read, fd, buf, size); }
+long cpucycles_os_read_fd(int fd, void *buf, size_t size)
+{
+  return syscall(SYS_read, fd, buf, size);
+}
 int cpucycles_os_close_fd(int fd) { return (int) syscall(SYS_close, fd); }
 int cpucycles_os_thread_id(void) { return (int) syscall(SYS_gettid); }
 
@@ -116,7 +124,8 @@ int cpucycles_os_tsc_faults(void) { return -1; }
 
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
 {
-  long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags), high = cpucycles_os_fd_limit();
+  long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags),
+       high = cpucycles_os_fd_limit();
   if (fd < 0) return fd;
   if (high > FD_HIGH_MOST) high = FD_HIGH_MOST;
   high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (high * 3 / 4));
@@ -137,11 +146,20 @@ int cpucycles_os_perf_owned(int fd, unsigned long long id)
    left out) */
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
 {
-  (void) attr; (void) pid; (void) cpu; (void) group_fd; (void) flags;
+  (void) attr;
+  (void) pid;
+  (void) cpu;
+  (void) group_fd;
+  (void) flags;
   errno = ENOSYS;
   return -1;
 }
-int cpucycles_os_perf_owned(int fd, unsigned long long id) { (void) fd; (void) id; return 0; }
+int cpucycles_os_perf_owned(int fd, unsigned long long id)
+{
+  (void) fd;
+  (void) id;
+  return 0;
+}
 #endif
 
 int cpucycles_os_process_id(void) { return (int) getpid(); }
@@ -182,7 +200,10 @@ void cpucycles_os_hold_signals(sigset_t *old)
 
 void cpucycles_os_release_signals(const sigset_t *old) { pthread_sigmask(SIG_SETMASK, old, 0); }
 
-void cpucycles_os_unmap_page(void *page) { if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE)); }
+void cpucycles_os_unmap_page(void *page)
+{
+  if (page) munmap(page, (size_t) sysconf(_SC_PAGESIZE));
+}
 
 /* Only a 486 lacks CPUID (every amd64 CPU has it); the question is itself
    a CPUID (an exit to the hypervisor in a guest), so it is asked once, and
@@ -192,9 +213,13 @@ int cpucycles_os_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4
 #if defined(__x86_64__) || defined(__i386__)
   static int have = -1;
   if (have < 0) have = sizeof(void *) == 8 || __get_cpuid_max(0, 0) != 0;
-  if (have) { __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]); return 1; }
+  if (have) {
+    __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
+    return 1;
+  }
 #endif
-  (void) leaf; (void) subleaf;
+  (void) leaf;
+  (void) subleaf;
   r[0] = r[1] = r[2] = r[3] = 0;
   return 0;
 }

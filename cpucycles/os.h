@@ -36,7 +36,8 @@ long long cpucycles_os_nanoseconds(void);
 
 /* perf_event_open(2), its fd moved out of the low numbers; -1 with errno
    set (ENOSYS where the OS has none). */
-CPUCYCLES_COLD long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
+CPUCYCLES_COLD long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd,
+                                                 unsigned long flags);
 
 /* read(2), ioctl(2) with an integer argument, close(2), for perf fds;
    read and close are never where a pthread_cancel takes effect. */

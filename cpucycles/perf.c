@@ -20,7 +20,7 @@
 #define PARANOID "/proc/sys/kernel/perf_event_paranoid"
 #define ATOM_TYPE "/sys/bus/event_source/devices/cpu_atom/type"
 #define PARANOID_MOST 2 /* above this, no user-level counting */
-#define RDPMC_ALWAYS 2  /* rdpmc file: RDPMC allowed everywhere */
+#define RDPMC_ALWAYS 2 /* rdpmc file: RDPMC allowed everywhere */
 #define SETUP_SPIN 10000 /* the setup's busy loop, in steps */
 #define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms; */
 #define RETRY_MOST 100000000 /* without a slot, twice as long each time, up to 100 ms */
@@ -34,7 +34,8 @@ static const char *errno_text(int err)
     case EPERM: return "EPERM: not permitted (paranoid setting or seccomp)";
     case ENOENT: return "ENOENT: no hardware cycle event (no PMU exposed, e.g. in a guest)";
     case ENODEV: return "ENODEV: no PMU for this event";
-    case ENOSYS: return "ENOSYS: no perf_event here (an old kernel, or an emulator such as qemu-user)";
+    case ENOSYS:
+      return "ENOSYS: no perf_event here (an old kernel, or an emulator such as qemu-user)";
     case EOPNOTSUPP: return "EOPNOTSUPP: event not supported here";
     case EINVAL: return "EINVAL: event rejected by this kernel";
     case EMFILE: return "EMFILE: out of file descriptors";
@@ -138,8 +139,9 @@ static unsigned int settle(struct slot *s, unsigned int kind)
 /* Closes the fds of a held slot that are still our events (a number the
    program took over is left alone), each event disabled first where a
    page stays mapped: on RISC-V, unmapping the page of an event that is on
-   a counter takes that counter from every thread (perfuser.h). */
-static void close_events(struct slot *s)
+   a counter takes that counter from every thread (perfuser.h); and
+   forgets them if forget. */
+static void drop_events(struct slot *s, int forget)
 {
   int i;
   for (i = 0; i < s->fds; ++i) {
@@ -147,12 +149,7 @@ static void close_events(struct slot *s)
     if (s->page) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
     cpucycles_os_close_fd(s->fd[i]);
   }
-}
-
-/* close_events(), and they are forgotten. */
-static void drop_events(struct slot *s)
-{
-  close_events(s);
+  if (!forget) return;
   __atomic_sub_fetch(&fds_held, s->fds, __ATOMIC_RELAXED);
   s->fds = 0;
 }
@@ -161,7 +158,7 @@ static void drop_events(struct slot *s)
 static void empty(struct slot *s, int unmap)
 {
   if (!unmap) s->page = 0; /* and its events are not disabled: they are the parent's */
-  drop_events(s);
+  drop_events(s, 1);
   if (s->page) cpucycles_os_unmap_page(s->page);
   s->page = 0;
   settle(s, FREE);
@@ -237,7 +234,7 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
     if ((word & 3) == FREE || HOLDER(word) != tid || !take(&slots[i], word, tid)) continue;
-    close_events(&slots[i]);
+    drop_events(&slots[i], 0);
     settle(&slots[i], GIVEN);
     __atomic_add_fetch(&given, 1, __ATOMIC_RELAXED);
   }
@@ -263,10 +260,7 @@ CPUCYCLES_COLD static void fork_prepare(void)
     while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) continue;
 }
 
-CPUCYCLES_COLD static void fork_parent(void)
-{
-  __atomic_sub_fetch(&forking, 1, __ATOMIC_SEQ_CST);
-}
+CPUCYCLES_COLD static void fork_parent(void) { __atomic_sub_fetch(&forking, 1, __ATOMIC_SEQ_CST); }
 
 /* In a child the parent's fds are copies, and its pages are not there
    (perf maps them VM_DONTCOPY): its slots are given back, no page
@@ -323,8 +317,10 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, long limit, i
   s->fd[n] = -1;
   s->fds = n + 1;
   *err = EMFILE;
-  if (__atomic_add_fetch(&fds_held, 1, __ATOMIC_RELAXED) <= limit / 4) s->fd[n] = open_event(attr, err);
-  if (s->fd[n] >= 0 && cpucycles_os_ioctl_fd(s->fd[n], PERF_EVENT_IOC_ID, (unsigned long) &s->id[n]) == 0)
+  if (__atomic_add_fetch(&fds_held, 1, __ATOMIC_RELAXED) <= limit / 4)
+    s->fd[n] = open_event(attr, err);
+  if (s->fd[n] >= 0 &&
+      cpucycles_os_ioctl_fd(s->fd[n], PERF_EVENT_IOC_ID, (unsigned long) &s->id[n]) == 0)
     return 1;
   if (s->fd[n] >= 0) {
     *err = errno;
@@ -342,9 +338,12 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, long limit, i
 CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slot *s,
                                       struct cpucycles_probe *probe)
 {
-  struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE, .size = sizeof attr,
-                                  .config = PERF_COUNT_HW_CPU_CYCLES, .config1 = c->config1,
-                                  .pinned = 1, .read_format = PERF_FORMAT_ID };
+  struct perf_event_attr attr = { .type = PERF_TYPE_HARDWARE,
+                                  .size = sizeof attr,
+                                  .config = PERF_COUNT_HW_CPU_CYCLES,
+                                  .config1 = c->config1,
+                                  .pinned = 1,
+                                  .read_format = PERF_FORMAT_ID };
   long limit = cpucycles_os_fd_limit();
   int err;
   void *page;
@@ -366,9 +365,17 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
   attr.type = c->ecore - 1;
   attr.config = INTEL_RAW_CYCLES;
   if (!add_event(s, &attr, limit, &err))
-    cpucycles_say(probe, "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores",
+    cpucycles_say(probe,
+                  "E-core PMU (type %u) refused the cycles event (%s); counts stop on E-cores",
                   c->ecore - 1, errno_text(err));
   return 1;
+}
+
+/* t's slot, if t holds one in this process that is still t's; else 0. */
+static struct slot *mine(const struct cpucycles_perf_thread *t)
+{
+  struct slot *s = &slots[t->slot ? t->slot - 1 : 0];
+  return t->slot && t->pid == LOAD(*process) && LOAD(s->word) == t->word ? s : 0;
 }
 
 /* The sum of t's counts by read(2), each fd first checked to be still the
@@ -377,19 +384,18 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
    schedule reads as nothing). */
 static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf_thread *t)
 {
-  const struct slot *s;
+  const struct slot *s = mine(t);
   unsigned long long got[2];
   long long total = 0;
   int i;
-  if (!t->slot || t->pid != LOAD(*process)) return -1;
-  s = &slots[t->slot - 1];
-  if (LOAD(s->word) != t->word || !s->fds) return -1;
-  for (i = 0; i < s->fds; ++i)
-    if (!cpucycles_os_perf_owned(s->fd[i], s->id[i])) return -1;
-  if (c->toggle)
-    for (i = 0; i < s->fds; ++i) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+  if (!s || !s->fds) return -1;
   for (i = 0; i < s->fds; ++i) {
-    if (cpucycles_os_read_fd(s->fd[i], got, sizeof got) != sizeof got || got[1] != s->id[i]) return -1;
+    if (!cpucycles_os_perf_owned(s->fd[i], s->id[i])) return -1;
+    if (c->toggle) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+  }
+  for (i = 0; i < s->fds; ++i) {
+    if (cpucycles_os_read_fd(s->fd[i], got, sizeof got) != sizeof got || got[1] != s->id[i])
+      return -1;
     total += (long long) got[0];
   }
   if (c->toggle)
@@ -404,7 +410,8 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 {
 #ifdef __GCC_HAVE_SYNC_COMPARE_AND_SWAP_8
   long long last = __atomic_load_n(&t->last, __ATOMIC_RELAXED);
-  while (v > last && !__atomic_compare_exchange_n(&t->last, &last, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+  while (v > last &&
+         !__atomic_compare_exchange_n(&t->last, &last, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
     continue;
   return v > last ? v : last;
 #else
@@ -419,43 +426,40 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                               long long base)
 {
-  const struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
+  const struct slot *s = mine(t);
   long long count = sum(c, t);
   if (count >= 0) return handed(t, base + count);
-  if (!s || t->pid != LOAD(*process) || LOAD(s->word) != t->word || !s->page) return t->last;
+  if (!s || !s->page) return t->last;
   if (!cpucycles_perf_page_count(s->page, 0, c->rdpmc, &count))
     count = (long long) ((cpucycles_perf_page *) s->page)->offset; /* where the event stopped */
   return handed(t, base + count);
 }
 
 /* Without events: time at the rate seen at setup, on from base at last_ns. */
-static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t, long long now)
+static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                       long long now)
 {
   if (!t->last_ns) t->last_ns = now;
   return handed(t, t->base + (long long) ((double) (now - t->last_ns) * c->per_ns));
 }
 
-/* Whether t holds a slot in this process with events in it (they may have
-   stopped counting). */
-static int has_events(const struct cpucycles_perf_thread *t)
-{
-  return t->slot && t->pid == LOAD(*process) && slots[t->slot - 1].fds;
-}
+/* Whether t holds events (they may have stopped counting). */
+static int has_events(const struct cpucycles_perf_thread *t) { return mine(t) && mine(t)->fds; }
 
 /* Gives up t's events, keeping their count: unpublished first, so that
    no page read below this call gives more than the last read here (its
    event is disabled next); the fds closed, the page kept.  Returns t's
    slot, held, or 0 where it is no longer t's (closed, or a vfork child's). */
-CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                                           int tid)
+CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
+                                           struct cpucycles_perf_thread *t, int tid)
 {
-  struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
+  struct slot *s = mine(t);
   t->page = 0;
   CPUCYCLES_PERF_BARRIER();
   events_count(c, t, t->base);
   t->slot = 0;
-  if (!s || t->pid != LOAD(*process) || !take(s, t->word, tid)) return 0;
-  drop_events(s);
+  if (!s || !take(s, t->word, tid)) return 0;
+  drop_events(s, 1);
   return s;
 }
 
@@ -473,7 +477,7 @@ static void keep(struct cpucycles_perf_thread *t, struct slot *s)
 /* Gives back t's slot, if it holds one. */
 static void let_go(struct cpucycles_perf_thread *t)
 {
-  struct slot *s = t->slot ? &slots[t->slot - 1] : 0;
+  struct slot *s = mine(t);
   t->page = 0;
   t->slot = 0;
   if (s && take(s, t->word, cpucycles_os_thread_id())) empty(s, 1);
@@ -483,8 +487,9 @@ static void let_go(struct cpucycles_perf_thread *t)
    t's slot, claimed on its first try; with the asynchronous signals held
    back throughout (hold: setup runs in the first call, which holds them
    already).  Returns the count, or -1 where the thread counts time. */
-CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                                      long long now, struct cpucycles_probe *probe, int hold)
+CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c,
+                                      struct cpucycles_perf_thread *t, long long now,
+                                      struct cpucycles_probe *probe, int hold)
 {
   int tid = cpucycles_os_thread_id();
   long long count = -1;
@@ -505,9 +510,10 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c, struct cpu
     goto done;
   }
   if (!s && !(s = claim(tid, now))) {
-    if (!t->wait_ns) cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
+    if (!t->wait_ns)
+      cpucycles_say(probe, "all %d perf slots taken: this thread counts time", SLOTS);
   } else {
-    if (!open_events(c, s, probe)) drop_events(s);
+    if (!open_events(c, s, probe)) drop_events(s, 1);
     keep(t, s);
     count = sum(c, t);
     if (count < 0 && (s = give_up(c, t, tid))) keep(t, s); /* opened but unreadable */
@@ -524,7 +530,8 @@ done:
 
 /* The slow path: the thread has no events, or they are gone (an fd closed
    or taken, the page saying no), in error, or in another process. */
-CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
+CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c,
+                                       struct cpucycles_perf_thread *t)
 {
   struct cpucycles_probe unheard = { 0 }; /* why a thread's event did not open: nobody asks */
   long long now = cpucycles_os_nanoseconds();
@@ -617,7 +624,8 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   int *page;
   long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
-  return cpucycles_say(probe, "no thread-local storage: every thread would read one thread's event");
+  return cpucycles_say(probe,
+                       "no thread-local storage: every thread would read one thread's event");
 #endif
   if (process == &no_process && (page = cpucycles_os_private_page())) {
     *page = cpucycles_os_process_id();
@@ -644,10 +652,12 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   }
   if (probe->words[0]) return 1; /* an E-core refusal matters more */
   if (c->toggle)
-    cpucycles_say(probe, "plain read of the count does not advance; reading between disable and enable");
+    cpucycles_say(probe,
+                  "plain read of the count does not advance; reading between disable and enable");
   else
-    cpucycles_say(probe, "one event per thread; past %d threads at once or %ld perf fds "
-                         "(a quarter of the fd limit) a thread counts time",
+    cpucycles_say(probe,
+                  "one event per thread; past %d threads at once or %ld perf fds "
+                  "(a quarter of the fd limit) a thread counts time",
                   SLOTS, cpucycles_os_fd_limit() / 4);
   return 1;
 }
@@ -679,13 +689,15 @@ int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, int page)
 {
   const char *path;
   long value;
-  if (!cpucycles_read_knob(PARANOID, &value)) return cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
+  if (!cpucycles_read_knob(PARANOID, &value))
+    return cpucycles_say(probe, "no %s: kernel without perf_event", PARANOID);
   if (value > PARANOID_MOST) {
     cpucycles_say(probe, "perf_event_paranoid is %ld; run cpucycles-open as root", value);
     return needs_open(probe);
   }
   value = cpucycles_perf_rdpmc_knob(&path);
-  if (value < 0 && !page) return cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: cannot tell whether RDPMC may run");
+  if (value < 0 && !page)
+    return cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: cannot tell whether RDPMC may run");
   if (value >= 0 && value < RDPMC_ALWAYS) {
     cpucycles_say(probe, "%s is %ld, not 2; run cpucycles-open as root", path, value);
     return needs_open(probe);
@@ -709,9 +721,11 @@ int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_
      guard.  Without the knob (no /proc), nothing vouches for the read. */
   probe->may_trap = !knob;
   if (t->page->cap_user_rdpmc && t->page->index) return 1;
-  cpucycles_say(probe, t->page->cap_user_rdpmc
-                           ? "perf gives counter index 0: user reads are off; run cpucycles-open as root"
-                           : "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
+  cpucycles_say(
+      probe,
+      t->page->cap_user_rdpmc
+          ? "perf gives counter index 0: user reads are off; run cpucycles-open as root"
+          : "perf says user counter reads are off (cap_user_rdpmc 0); run cpucycles-open as root");
   cpucycles_perf_close(c, t);
   return needs_open(probe);
 }

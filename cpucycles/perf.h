@@ -27,25 +27,25 @@ typedef const volatile struct perf_event_mmap_page cpucycles_perf_page;
 /* One perf counter: what its threads share. */
 struct cpucycles_perf {
   unsigned long long config1; /* arm64 wants its 64-bit and user-access bits here */
-  cpucycles_rdpmc *rdpmc;     /* reads through the event's page with this */
-  int toggle;                 /* read(2) between disable and enable (see perf.c) */
-  double per_ns;              /* cycles per ns seen at setup: a thread without an event */
-  unsigned int ecore;         /* the E-core PMU's perf type + 1, seen at setup; 0: not hybrid */
+  cpucycles_rdpmc *rdpmc; /* reads through the event's page with this */
+  int toggle; /* read(2) between disable and enable (see perf.c) */
+  double per_ns; /* cycles per ns seen at setup: a thread without an event */
+  unsigned int ecore; /* the E-core PMU's perf type + 1, seen at setup; 0: not hybrid */
 };
 
 /* One thread's state for one counter: thread-local in the counter's file,
    touched by that thread and its signal handlers only (perf.c's table). */
 struct cpucycles_perf_thread {
   cpucycles_perf_page *page; /* published while ticks() may read it */
-  long long base;     /* added to the events' count: counts go on across a new event */
-  int pid;            /* the process the events are in: *cpucycles_perf_pid when opened */
-  int slot;           /* 1 + the index of its events in perf.c's table; 0: none */
-  unsigned int word;  /* the slot's word when this thread took it */
-  unsigned int gen;   /* odd while this thread changes its events */
-  long long last;     /* the highest count handed out by cpucycles_perf_read */
-  long long last_ns;  /* without an event: when last was handed out */
+  long long base; /* added to the events' count: counts go on across a new event */
+  int pid; /* the process the events are in: *cpucycles_perf_pid when opened */
+  int slot; /* 1 + the index of its events in perf.c's table; 0: none */
+  unsigned int word; /* the slot's word when this thread took it */
+  unsigned int gen; /* odd while this thread changes its events */
+  long long last; /* the highest count handed out by cpucycles_perf_read */
+  long long last_ns; /* without an event: when last was handed out */
   long long retry_ns; /* without an event: when to try opening one again */
-  long long wait_ns;  /* and how long it waited last time */
+  long long wait_ns; /* and how long it waited last time */
 };
 
 /* This process's id in memory the kernel wipes in a child (0 there until
@@ -70,7 +70,8 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
 /* Gives back the events of every thread of counter c (the selection's
    losers, dlclose: no other thread reads c then), t being the calling
    thread's; each opens anew on its next read. */
-CPUCYCLES_COLD void cpucycles_perf_close(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t);
+CPUCYCLES_COLD void cpucycles_perf_close(const struct cpucycles_perf *c,
+                                         struct cpucycles_perf_thread *t);
 
 /* The smallest value of the existing /sys/devices/{cpu,cpu_core,cpu_atom}/rdpmc
    files (2: RDPMC allowed everywhere, 1: only with a mapped perf event,
@@ -87,7 +88,8 @@ CPUCYCLES_COLD int cpucycles_perf_rdpmc_allowed(struct cpucycles_probe *probe, i
    this thread's events set up and mapped (which is what makes these
    kernels let user code read the counter), and the page saying so
    (cap_user_rdpmc).  Returns 1, or 0 with nothing left open after saying why. */
-CPUCYCLES_COLD int cpucycles_perf_user_counter(struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+CPUCYCLES_COLD int cpucycles_perf_user_counter(struct cpucycles_perf *c,
+                                               struct cpucycles_perf_thread *t,
                                                struct cpucycles_probe *probe);
 
 #define CPUCYCLES_PERF_BARRIER() __asm__ __volatile__("" ::: "memory")
@@ -126,8 +128,9 @@ static inline int cpucycles_perf_page_count(cpucycles_perf_page *pc, unsigned in
    base must belong together: a handler that replaces the thread's event
    in between changes gen (the new page may be mapped where the old one
    was), and the read is made again. */
-static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                                             unsigned int want, cpucycles_rdpmc *rdpmc)
+static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c,
+                                             struct cpucycles_perf_thread *t, unsigned int want,
+                                             cpucycles_rdpmc *rdpmc)
 {
   for (;;) {
     unsigned int gen = *(volatile unsigned int *) &t->gen;
@@ -135,7 +138,8 @@ static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c, str
     long long base = t->base;
     long long count;
     CPUCYCLES_PERF_BARRIER();
-    if (!page || t->pid != __atomic_load_n(cpucycles_perf_pid, __ATOMIC_RELAXED)) return cpucycles_perf_read(c, t);
+    if (!page || t->pid != __atomic_load_n(cpucycles_perf_pid, __ATOMIC_RELAXED))
+      return cpucycles_perf_read(c, t);
     if (!cpucycles_perf_page_count(page, want, rdpmc, &count)) return cpucycles_perf_read(c, t);
     CPUCYCLES_PERF_BARRIER();
     if (*(volatile unsigned int *) &t->gen == gen) return base + count;

@@ -6,10 +6,11 @@
    page names) and perfuser_read(counter), the read instruction.  On
    Linux RISC-V, unmapping the page of an event that is on a counter takes
    user access to that counter from every CPU of the process (the other
-   threads' next reads would trap), one more reason why perf.c unmaps a
-   thread's page only once the thread is gone.  Each thread's own event, with its page mapped, makes the kernel let that
-   thread's user code read the counter, given perf_user_access 1; the
-   count is the page's offset plus the counter. */
+   threads' next reads would trap): perf.c disables an event before it
+   lets it go, and unmaps a thread's page only once the thread is gone.
+   Each thread's own event, with its page mapped, makes the kernel let
+   that thread's user code read the counter, given perf_user_access 1;
+   the count is the page's offset plus the counter. */
 #include "perf.h"
 
 static struct cpucycles_perf perf = { PERFUSER_CONFIG1, perfuser_read, 0, 0, 0 };
