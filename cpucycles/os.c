@@ -124,9 +124,10 @@ int cpucycles_os_tsc_faults(void) { return -1; }
 
 long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
 {
-  long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags),
-       high = cpucycles_os_fd_limit();
+  long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
+  long high;
   if (fd < 0) return fd;
+  high = cpucycles_os_fd_limit();
   if (high > FD_HIGH_MOST) high = FD_HIGH_MOST;
   high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (high * 3 / 4));
   if (high < 0) return fd; /* no fd free up there: keep the low one */

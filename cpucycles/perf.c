@@ -109,7 +109,8 @@ static int forking; /* fork()s under way */
 static pthread_key_t exit_key;
 static int exit_key_usable;
 static CPUCYCLES_THREAD int keyed, exited; /* its exit destructor armed, run */
-static int no_process; /* until the first setup */
+static int claimed; /* whether a slot was ever taken: else nothing walks the table */
+static int no_process; /* until a setup opens an event: then a wiped page */
 static int *process = &no_process;
 const volatile int *cpucycles_perf_pid = &no_process;
 
@@ -199,7 +200,9 @@ static struct slot *claim(int tid, long long now)
   for (pass = 0; pass < 2; ++pass) {
     for (i = 0; i < SLOTS; ++i) {
       unsigned int word = LOAD(slots[i].word);
-      if ((word & 3) == FREE && take(&slots[i], word, tid)) return &slots[i];
+      if ((word & 3) != FREE || !take(&slots[i], word, tid)) continue;
+      __atomic_store_n(&claimed, 1, __ATOMIC_RELAXED);
+      return &slots[i];
     }
     if (!due(now)) break;
     reclaim(tid, 1);
@@ -256,6 +259,7 @@ CPUCYCLES_COLD static void fork_prepare(void)
   int tid = cpucycles_os_thread_id();
   int i;
   __atomic_add_fetch(&forking, 1, __ATOMIC_SEQ_CST);
+  if (!LOAD(claimed)) return;
   for (i = 0; i < SLOTS; ++i)
     while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) continue;
 }
@@ -269,7 +273,7 @@ CPUCYCLES_COLD static void fork_child(void)
 {
   __atomic_store_n(&forking, 0, __ATOMIC_RELAXED);
   __atomic_store_n(process, cpucycles_os_process_id(), __ATOMIC_RELAXED);
-  reclaim(cpucycles_os_thread_id(), 0);
+  if (LOAD(claimed)) reclaim(cpucycles_os_thread_id(), 0);
 }
 
 /* The exit destructor's key, usable only where arming it from a handler
@@ -584,10 +588,11 @@ long long cpucycles_perf_read(const struct cpucycles_perf *c, struct cpucycles_p
 
 void cpucycles_perf_close(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  int tid = cpucycles_os_thread_id();
-  int i;
+  int tid, i;
   t->page = 0; /* this thread's own first: no read finds a page about to go */
   t->slot = 0;
+  if (!LOAD(claimed)) return;
+  tid = cpucycles_os_thread_id();
   if (!ours(tid)) return;
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
@@ -627,11 +632,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   return cpucycles_say(probe,
                        "no thread-local storage: every thread would read one thread's event");
 #endif
-  if (process == &no_process && (page = cpucycles_os_private_page())) {
-    *page = cpucycles_os_process_id();
-    process = page;
-    cpucycles_perf_pid = page;
-  }
+  if (process == &no_process) no_process = cpucycles_os_process_id();
   c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
   c->toggle = 0; /* plain reads first: sum() reads toggle */
   c->per_ns = 0;
@@ -640,6 +641,11 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) {
     let_go(t);
     return 0;
+  }
+  if (process == &no_process && (page = cpucycles_os_private_page())) {
+    *page = no_process; /* the pid t holds */
+    process = page;
+    cpucycles_perf_pid = page;
   }
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
