@@ -25,7 +25,7 @@
 #define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms; */
 #define RETRY_MOST 100000000 /* without a slot, twice as long each time, up to 100 ms */
 #define RECLAIM_SHIFT 27 /* a look for gone threads' slots every 2^27 ns (134 ms) at most */
-#define FORK_WAIT_NS 10000000 /* fork() waits at most 10 ms for a thread's open */
+#define FORK_WAIT_NS 100000000 /* fork() waits at most 100 ms for a thread's open */
 
 static const char *errno_text(int err)
 {
@@ -138,16 +138,18 @@ static unsigned int settle(struct slot *s, unsigned int kind)
 }
 
 /* Closes the fds of a held slot that are still our events (a number the
-   program took over is left alone), each event disabled first where a
-   page stays mapped: on RISC-V, unmapping the page of an event that is on
-   a counter takes that counter from every thread (perfuser.h); and
-   forgets them if forget. */
+   program took over is left alone); with forget, the slot forgets them,
+   each event disabled first where a page stays mapped (on RISC-V,
+   unmapping the page of an event that is on a counter takes that counter
+   from every thread: perfuser.h).  Without, at a thread's exit, its page
+   counts on for a late handler until the thread is gone, when the event
+   is on no counter. */
 static void drop_events(struct slot *s, int forget)
 {
   int i;
   for (i = 0; i < s->fds; ++i) {
     if (s->fd[i] < 0 || !cpucycles_os_perf_owned(s->fd[i], s->id[i])) continue;
-    if (s->page) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+    if (s->page && forget) cpucycles_os_ioctl_fd(s->fd[i], PERF_EVENT_IOC_DISABLE, 0);
     cpucycles_os_close_fd(s->fd[i]);
   }
   if (!forget) return;
@@ -424,19 +426,20 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 #endif
 }
 
-/* The count of t's events, by read(2) or else from their page, kept as
-   handed out (a page read hands out counts that t->last does not hold);
-   t->last where neither can say. */
-static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
-                              long long base)
+/* The count of t's events, by read(2) or else from their page (its slot's,
+   or the one an exited thread still publishes), kept as handed out (a
+   page read hands out counts that t->last does not hold); t->last where
+   neither can say. */
+static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const struct slot *s = mine(t);
+  cpucycles_perf_page *page = s ? s->page : t->pid == LOAD(*process) ? t->page : 0;
   long long count = sum(c, t);
-  if (count >= 0) return handed(t, base + count);
-  if (!s || !s->page) return t->last;
-  if (!cpucycles_perf_page_count(s->page, 0, c->rdpmc, &count))
-    count = (long long) ((cpucycles_perf_page *) s->page)->offset; /* where the event stopped */
-  return handed(t, base + count);
+  if (count >= 0) return handed(t, t->base + count);
+  if (!page) return t->last;
+  if (!cpucycles_perf_page_count(page, 0, c->rdpmc, &count))
+    count = (long long) page->offset; /* where the event stopped */
+  return handed(t, t->base + count);
 }
 
 /* Without events: time at the rate seen at setup, on from base at last_ns. */
@@ -460,7 +463,7 @@ CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
   struct slot *s = mine(t);
   t->page = 0;
   CPUCYCLES_PERF_BARRIER();
-  events_count(c, t, t->base);
+  events_count(c, t);
   t->slot = 0;
   if (!s || !take(s, t->word, tid)) return 0;
   drop_events(s, 1);
@@ -543,7 +546,7 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c,
   if (t->gen & 1) {
     t->page = 0;
     if (!has_events(t)) timed(c, t, now);
-    events_count(c, t, t->base);
+    events_count(c, t);
     t->slot = 0;
     ++t->gen;
     t->base = t->last;
@@ -551,6 +554,8 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c,
     t->retry_ns = now + RETRY_NS;
   } else if (has_events(t) || (!exited && now - t->retry_ns >= 0)) {
     count = renew(c, t, now, &unheard, 1);
+  } else if (t->page) {
+    events_count(c, t); /* an exited thread's page counts on */
   }
   return count >= 0 ? handed(t, count) : timed(c, t, now);
 }
