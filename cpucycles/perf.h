@@ -51,6 +51,9 @@ struct cpucycles_perf_thread {
 /* This process's id in memory the kernel wipes in a child (0 there until
    the child's first read notices): a thread's events are read only while
    its pid is this, so no child touches its parent's page or fds. */
+#ifdef __GNUC__
+__attribute__((visibility("hidden"))) /* one load, not one through the GOT too */
+#endif
 extern const volatile int *cpucycles_perf_pid;
 
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
