@@ -10,7 +10,7 @@ static CPUCYCLES_THREAD struct cpucycles_perf_thread mine;
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
-  if (cpucycles_x86_facts()->vendor != CPUCYCLES_X86_AMD) {
+  if (cpucycles_x86_facts(probe)->vendor != CPUCYCLES_X86_AMD) {
     cpucycles_say(probe, "not an AMD CPU");
     return CPUCYCLES_SKIP;
   }

@@ -36,6 +36,9 @@ struct cpucycles_probe {
   int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
                        read may read the clock itself (wrapper/reads.c) */
   int need; /* what a skip needs, for the trace's verdict: one of these */
+  unsigned int round; /* set by the caller: the selection this probe is part
+                         of, whose probes may share what they asked the
+                         machine (a CPUID leaf, a refused open); 0: none */
 };
 /* NEED_PMU: no PMU is exposed here (a guest); NEED_OPEN: a knob that
    cpucycles-open sets stands in the way */

@@ -6,8 +6,10 @@
 #ifndef CPUCYCLES_OS_H
 #define CPUCYCLES_OS_H
 
-#include <signal.h>
 #include <stddef.h>
+#if __STDC_HOSTED__
+#include <signal.h>
+#endif
 
 /* On what runs once per process or thread (setup, selection, the trace):
    GCC and clang then optimize it for size, and what it alone calls too,
@@ -74,8 +76,10 @@ CPUCYCLES_COLD int *cpucycles_os_private_page(void);
 /* Holds back every signal but the synchronous ones (the faults, SIGTRAP,
    SIGSYS) in this thread, the old mask into *old; and puts *old back,
    where a held-back signal's handler then runs. */
+#if __STDC_HOSTED__ /* a freestanding counter test has no signals */
 CPUCYCLES_COLD void cpucycles_os_hold_signals(sigset_t *old);
 CPUCYCLES_COLD void cpucycles_os_release_signals(const sigset_t *old);
+#endif
 
 /* CPUID leaf, subleaf into r = eax, ebx, ecx, edx.  Returns 0 (r all zero)
    where there is no CPUID: not x86, or a 486 without it. */

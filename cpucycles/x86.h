@@ -13,10 +13,11 @@ CPUCYCLES_COLD long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where
    it came from or why there is none. */
-CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const char **words);
+CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char **words);
 
-/* What the RDPMC counters need to know about the CPU, asked on each call
-   (selection's setups alone call it: its struct is rewritten each time). */
+/* What the RDPMC counters need to know about the CPU, made on each call
+   from the answers of probe's selection (setups alone call it: its struct
+   is rewritten each time). */
 #define CPUCYCLES_X86_INTEL 1 /* GenuineIntel */
 #define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
 struct cpucycles_x86_facts {
@@ -25,7 +26,7 @@ struct cpucycles_x86_facts {
   unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
   unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */
 };
-CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_facts(void);
+CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_facts(const struct cpucycles_probe *probe);
 
 /* The facts where the counters of Intel's fixed-function counter 1 can
    start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */

@@ -39,6 +39,7 @@ struct selecting {
   int open[CPUCYCLES_MAXCOUNTERS]; /* set up and not yet closed */
   int working; /* counters so far that passed the precision test */
   long long first_retry; /* when the selection's first retry began, or 0 */
+  unsigned int round; /* this selection's number, for its probes (counter.h) */
 };
 
 static void try_counter(struct selecting *w, int i);
@@ -50,10 +51,12 @@ static void try_counter(struct selecting *w, int i);
 void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycles_format *format,
                       struct cpucycles_selection *out)
 {
+  static unsigned int rounds;
   struct selecting w = { .table = table, .format = format, .out = out };
   struct cpucycles_candidate *t;
   int i, wanted = -1;
 
+  w.round = ++rounds ? rounds : ++rounds; /* never 0 */
   if (count > CPUCYCLES_MAXCOUNTERS) count = CPUCYCLES_MAXCOUNTERS;
   memset(out, 0, sizeof *out);
   out->count = count;
@@ -210,6 +213,7 @@ static int set_up(struct selecting *w, int i)
   close_others(w, i); /* marks it open: even a skip may have half-opened something */
   memset(t, 0, sizeof *t);
   t->probe.format = w->format; /* only a trace prints the words */
+  t->probe.round = w->round;
   t->setup = counter->setup(&t->probe);
   if (t->setup == CPUCYCLES_SKIP) why = "setup skipped";
   else if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) why = signal_words(crash);
