@@ -341,6 +341,17 @@ static int add_event(struct slot *s, struct perf_event_attr *attr, long limit, i
    maps fd[0]'s page if c reads through it, over the slot's old page.
    Returns 1, or 0 after saying why; an E-core refusal is only said:
    counting on P-cores goes on. */
+/* What a selection (probe->round) learned in its perf counters' setups, for
+   the next ones: the fd limit, a refusal that holds for every cycles
+   event (no PMU, no perf_event, not allowed), the E-core PMU's type (-1:
+   none).  Only the selecting thread writes it; a thread's later open
+   (round 0) asks for itself. */
+static struct {
+  unsigned int round, atom_round;
+  long limit, atom;
+  int refused;
+} learned;
+
 CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slot *s,
                                       struct cpucycles_probe *probe)
 {
@@ -350,15 +361,25 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
                                   .config1 = c->config1,
                                   .pinned = 1,
                                   .read_format = PERF_FORMAT_ID };
-  long limit = cpucycles_os_fd_limit();
-  int err;
+  int err = 0;
+  long limit;
   void *page;
   if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) return 0; /* after the fork, by a retry */
   __atomic_store_n(&s->counter, c, __ATOMIC_RELAXED);
-  if (!add_event(s, &attr, limit, &err)) {
+  if (probe->round && probe->round != learned.round) {
+    learned.round = probe->round;
+    learned.limit = cpucycles_os_fd_limit();
+    learned.refused = 0;
+  }
+  limit = probe->round ? learned.limit : cpucycles_os_fd_limit();
+  if (probe->round) err = learned.refused;
+  if (s->fds) goto twin; /* the core event is open: only the E-core twin (setup) */
+  if (err || !add_event(s, &attr, limit, &err)) {
     cpucycles_say(probe, "perf_event_open: %s", errno_text(err));
     if (err == EACCES) probe->need = CPUCYCLES_NEED_OPEN;
     if (err == ENOENT) probe->need = CPUCYCLES_NEED_PMU;
+    if (probe->round && (err == ENOENT || err == ENODEV || err == ENOSYS || err == EACCES))
+      learned.refused = err;
     return 0;
   }
   if (c->rdpmc) {
@@ -367,6 +388,7 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
     if (!page) return cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
     s->page = page;
   }
+twin:
   if (!c->ecore) return 1;
   attr.type = c->ecore - 1;
   attr.config = INTEL_RAW_CYCLES;
@@ -631,6 +653,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
                          struct cpucycles_probe *probe)
 {
   static const struct cpucycles_perf_thread fresh;
+  struct slot *s;
   int *page;
   long atom;
 #ifdef CPUCYCLES_NO_THREAD_LOCAL
@@ -638,7 +661,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
                        "no thread-local storage: every thread would read one thread's event");
 #endif
   if (process == &no_process) no_process = cpucycles_os_process_id();
-  c->ecore = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? (unsigned int) atom + 1 : 0;
+  c->ecore = 0;
   c->toggle = 0; /* plain reads first: sum() reads toggle */
   c->per_ns = 0;
   if (t->slot) cpucycles_perf_close(c, t);
@@ -646,6 +669,17 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) {
     let_go(t);
     return 0;
+  }
+  /* a hybrid's E-core PMU, asked once a cycles event opened (once a
+     selection): then its twin of the event */
+  if (!probe->round || probe->round != learned.atom_round)
+    learned.atom = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? atom : -1;
+  learned.atom_round = probe->round;
+  c->ecore = (unsigned int) (learned.atom + 1);
+  s = c->ecore ? mine(t) : 0;
+  if (s && take(s, t->word, cpucycles_os_thread_id())) {
+    open_events(c, s, probe);
+    keep(t, s);
   }
   if (process == &no_process && (page = cpucycles_os_private_page())) {
     *page = no_process; /* the pid t holds */
