@@ -49,14 +49,15 @@ static const char *errno_text(int err)
    The table holds each thread's events, so that any thread can give them
    back: the selection and dlclose (a counter's), a child after fork (the
    parent's), anyone who finds a thread gone (however it ended).  A slot's
-   word is tid << HOLDER_SHIFT | uses << 2 | kind, changed only by
-   compare-and-swap: taking a slot names its holder in the same
-   instruction, and the uses keep a slot given back and taken again from
-   passing for the one that was looked at.  Nothing waits for anything.
+   word is tid << HOLDER_SHIFT | uses << 2 | kind (a tid fits in 22 bits:
+   Linux's pid_max is at most 2^22), changed only by compare-and-swap:
+   taking a slot names its holder in the same instruction, and the uses
+   keep a slot given back and taken again from passing for the one that
+   was looked at.  Nothing waits for anything but fork(), for an open.
 
    kind   fds and page                    next   who moves it
    FREE   none                            BUSY   claim(): a thread for its events
-   BUSY   changed by the holder alone     LIVE   settle(): the holder, events open or given up
+   BUSY   changed by the holder alone     LIVE   keep(): the holder, events open or not
                                           GIVEN  settle(): the holder at its exit
                                           FREE   empty(): the holder
    LIVE   the holder's events (0 fds      BUSY   take(): the holder (reopen, give up, exit);
@@ -72,19 +73,21 @@ static const char *errno_text(int err)
      that dies meanwhile leaves its count to reclaim(); an fd is closed
      only while it is still the event of its id;
    - a slot's page stays mapped while its thread may read it: a new event's
-     page is mapped over the old one, an event is disabled before its fds
-     close, and a page is unmapped only by reclaim() (its thread gone) and
-     close() (nobody reads that counter), never in a child (not there);
+     page is mapped over the old one, and a page is unmapped only by
+     reclaim() (its thread gone) and close() (nobody reads that counter),
+     never in a child (not there); an event given up while its thread
+     lives is disabled first, so its page gives no more;
    - an fd opens only while no fork() copies the table (fork_prepare).
 
    A thread's own state (struct cpucycles_perf_thread, perf.h):
-   slot 0            no events: counts time, tries to open at retry_ns
-   slot k, gen even  its events in slot k, their page published
+   slot 0            no slot: counts time, claims one at retry_ns
+   slot k, no fds    its events given up: counts time, opens at retry_ns
+   slot k, fds       its events, their page published
    gen odd           renew() at work, the asynchronous signals held back;
                      a call that finds it so is a synchronous signal's
                      handler inside renew(), or came after one that left it
-                     for good: the thread starts over without events, and
-                     what renew() took goes back at exit or by reclaim. */
+                     for good: the thread starts over without a slot, and
+                     what renew() held goes back at exit or by reclaim. */
 #define SLOTS 256 /* threads with events at once */
 enum { FREE, BUSY, LIVE, GIVEN };
 #define HOLDER_SHIFT 10
@@ -703,7 +706,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     cpucycles_say(probe,
                   "one event per thread; past %d threads at once or %ld perf fds "
                   "(a quarter of the fd limit) a thread counts time",
-                  SLOTS, cpucycles_os_fd_limit() / 4);
+                  SLOTS, (probe->round ? learned.limit : cpucycles_os_fd_limit()) / 4);
   return 1;
 }
 
