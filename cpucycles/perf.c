@@ -112,7 +112,7 @@ static int forking; /* fork()s under way */
 static pthread_key_t exit_key;
 static int exit_key_usable;
 static CPUCYCLES_THREAD int keyed, exited; /* its exit destructor armed, run */
-static int claimed; /* whether a slot was ever taken: else nothing walks the table */
+static int held; /* slots not FREE: while none, nothing walks the table or asks the pid */
 static int no_process; /* until a setup opens an event: then a wiped page */
 static int *process = &no_process;
 const volatile int *cpucycles_perf_pid = &no_process;
@@ -168,6 +168,7 @@ static void empty(struct slot *s, int unmap)
   if (s->page) cpucycles_os_unmap_page(s->page);
   s->page = 0;
   settle(s, FREE);
+  __atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }
 
 /* Gives back the slots of threads that are gone, whatever they left. */
@@ -206,7 +207,7 @@ static struct slot *claim(int tid, long long now)
     for (i = 0; i < SLOTS; ++i) {
       unsigned int word = LOAD(slots[i].word);
       if ((word & 3) != FREE || !take(&slots[i], word, tid)) continue;
-      __atomic_store_n(&claimed, 1, __ATOMIC_RELAXED);
+      __atomic_add_fetch(&held, 1, __ATOMIC_RELAXED);
       return &slots[i];
     }
     if (!due(now)) break;
@@ -221,8 +222,9 @@ static struct slot *claim(int tid, long long now)
    must leave everything as it is. */
 static int ours(int tid)
 {
-  int pid = cpucycles_os_process_id();
-  int none = 0;
+  int pid, none = 0;
+  if (!LOAD(held)) return 1; /* nothing of anyone's to touch */
+  pid = cpucycles_os_process_id();
   if (__atomic_compare_exchange_n(process, &none, pid, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
     reclaim(tid, 0);
   return LOAD(*process) == pid;
@@ -264,7 +266,7 @@ CPUCYCLES_COLD static void fork_prepare(void)
   int tid = cpucycles_os_thread_id();
   int i;
   __atomic_add_fetch(&forking, 1, __ATOMIC_SEQ_CST);
-  if (!LOAD(claimed)) return;
+  if (!LOAD(held)) return;
   for (i = 0; i < SLOTS; ++i)
     while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) continue;
 }
@@ -278,7 +280,7 @@ CPUCYCLES_COLD static void fork_child(void)
 {
   __atomic_store_n(&forking, 0, __ATOMIC_RELAXED);
   __atomic_store_n(process, cpucycles_os_process_id(), __ATOMIC_RELAXED);
-  if (LOAD(claimed)) reclaim(cpucycles_os_thread_id(), 0);
+  if (LOAD(held)) reclaim(cpucycles_os_thread_id(), 0);
 }
 
 /* The exit destructor's key, usable only where arming it from a handler
@@ -355,6 +357,24 @@ static struct {
   int refused;
 } learned;
 
+/* Says why the cycles event did not open (err); returns 0. */
+static int refused(int err, struct cpucycles_probe *probe)
+{
+  if (err == EACCES) probe->need = CPUCYCLES_NEED_OPEN;
+  if (err == ENOENT) probe->need = CPUCYCLES_NEED_PMU;
+  return cpucycles_say(probe, "perf_event_open: %s", errno_text(err));
+}
+
+/* What probe's selection learned so far: its first perf setup asks the
+   fd limit. */
+static void learn(const struct cpucycles_probe *probe)
+{
+  if (!probe->round || probe->round == learned.round) return;
+  learned.round = probe->round;
+  learned.limit = cpucycles_os_fd_limit();
+  learned.refused = 0;
+}
+
 CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slot *s,
                                       struct cpucycles_probe *probe)
 {
@@ -364,26 +384,16 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
                                   .config1 = c->config1,
                                   .pinned = 1,
                                   .read_format = PERF_FORMAT_ID };
-  int err = 0;
-  long limit;
+  long limit = probe->round ? learned.limit : cpucycles_os_fd_limit();
+  int err;
   void *page;
   if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) return 0; /* after the fork, by a retry */
   __atomic_store_n(&s->counter, c, __ATOMIC_RELAXED);
-  if (probe->round && probe->round != learned.round) {
-    learned.round = probe->round;
-    learned.limit = cpucycles_os_fd_limit();
-    learned.refused = 0;
-  }
-  limit = probe->round ? learned.limit : cpucycles_os_fd_limit();
-  if (probe->round) err = learned.refused;
   if (s->fds) goto twin; /* the core event is open: only the E-core twin (setup) */
-  if (err || !add_event(s, &attr, limit, &err)) {
-    cpucycles_say(probe, "perf_event_open: %s", errno_text(err));
-    if (err == EACCES) probe->need = CPUCYCLES_NEED_OPEN;
-    if (err == ENOENT) probe->need = CPUCYCLES_NEED_PMU;
+  if (!add_event(s, &attr, limit, &err)) {
     if (probe->round && (err == ENOENT || err == ENODEV || err == ENOSYS || err == EACCES))
       learned.refused = err;
-    return 0;
+    return refused(err, probe);
   }
   if (c->rdpmc) {
     page = cpucycles_os_map_page(s->fd[0], s->page);
@@ -512,7 +522,7 @@ static void let_go(struct cpucycles_perf_thread *t)
   struct slot *s = mine(t);
   t->page = 0;
   t->slot = 0;
-  if (s && take(s, t->word, cpucycles_os_thread_id())) empty(s, 1);
+  if (s && take(s, t->word, HOLDER(t->word))) empty(s, 1); /* its holder: this thread */
 }
 
 /* Gives up t's events if any, and where it is time, opens new ones in
@@ -621,7 +631,7 @@ void cpucycles_perf_close(const struct cpucycles_perf *c, struct cpucycles_perf_
   int tid, i;
   t->page = 0; /* this thread's own first: no read finds a page about to go */
   t->slot = 0;
-  if (!LOAD(claimed)) return;
+  if (!LOAD(held)) return;
   tid = cpucycles_os_thread_id();
   if (!ours(tid)) return;
   for (i = 0; i < SLOTS; ++i) {
@@ -663,7 +673,8 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   return cpucycles_say(probe,
                        "no thread-local storage: every thread would read one thread's event");
 #endif
-  if (process == &no_process) no_process = cpucycles_os_process_id();
+  learn(probe);
+  if (probe->round && learned.refused) return refused(learned.refused, probe);
   c->ecore = 0;
   c->toggle = 0; /* plain reads first: sum() reads toggle */
   c->per_ns = 0;
@@ -685,10 +696,10 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     keep(t, s);
   }
   if (process == &no_process && (page = cpucycles_os_private_page())) {
-    *page = no_process; /* the pid t holds */
     process = page;
     cpucycles_perf_pid = page;
   }
+  if (!LOAD(*process)) t->pid = *process = cpucycles_os_process_id(); /* the first events */
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */
