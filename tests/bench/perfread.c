@@ -10,8 +10,13 @@
    - a counter that needs no event: the cpucycles pointer against the raw
      instruction is make bench's overhead line.
    Prints the median of 11 alternating timed loops as ns per call and
-   their ratio. */
+   their ratio.  Then a thread's first read (issue 38): the events opened
+   and the page mapped, for a page reader on the task clock, against its
+   floor (the signal-mask pair, one perf_event_open, the page's mmap),
+   each in fresh threads, alternating; medians and their ratio. */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +118,77 @@ static long long page_now(void)
 }
 
 
+#include <sys/mman.h>
+
+/* a page reader on the task clock: its page says no (a software event),
+   so its first read opens, maps and reads by read(2) */
+static struct cpucycles_perf task_clock = { 0, fake_counter, 0, 0, 0 };
+static CPUCYCLES_THREAD struct cpucycles_perf_thread task_mine;
+static int flooring;
+static long long took[2][100];
+
+static void floor_of_first_read(void)
+{
+  struct perf_event_attr attr;
+  sigset_t all, old;
+  long fd;
+  void *page;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  memset(&attr, 0, sizeof attr);
+  attr.size = sizeof attr;
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.pinned = 1;
+  attr.exclude_kernel = 1;
+  fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+  page = fd >= 0 ? mmap(0, 4096, PROT_READ, MAP_SHARED, (int) fd, 0) : MAP_FAILED;
+  pthread_sigmask(SIG_SETMASK, &old, 0);
+  if (page != MAP_FAILED) munmap(page, 4096);
+  if (fd >= 0) close((int) fd);
+}
+
+static void *first_read(void *arg)
+{
+  long long t0 = ns();
+  if (flooring) floor_of_first_read();
+  else sink = cpucycles_perf_ticks(&task_clock, &task_mine, 0, fake_counter);
+  *(long long *) arg = ns() - t0;
+  return 0;
+}
+
+static long long median_of(long long *v, int n)
+{
+  int i, j;
+  for (i = 1; i < n; ++i)
+    for (j = i; j > 0 && v[j - 1] > v[j]; --j) {
+      long long x = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = x;
+    }
+  return v[n / 2];
+}
+
+static void thread_first_read(void)
+{
+  struct cpucycles_probe probe;
+  pthread_t t;
+  int k;
+  memset(&probe, 0, sizeof probe);
+  if (!cpucycles_perf_setup(&task_clock, &task_mine, &probe)) {
+    printf("a thread's first read: not measured (%s)\n", probe.words);
+    return;
+  }
+  for (k = 0; k < 200; ++k) {
+    flooring = k & 1;
+    if (pthread_create(&t, 0, first_read, &took[flooring][k / 2]) == 0) pthread_join(t, 0);
+  }
+  printf("a thread's first read (page reader on the task clock): median %.2f us, its floor %.2f us: ratio %.2f\n",
+         median_of(took[0], 100) / 1000.0, median_of(took[1], 100) / 1000.0,
+         (double) median_of(took[0], 100) / (double) median_of(took[1], 100));
+  cpucycles_perf_close(&task_clock, &task_mine);
+}
+
 int main(void)
 {
   struct perf_event_attr attr;
@@ -147,6 +223,7 @@ int main(void)
   }
   perfevent = s.read;
   compare("read(2) (default-perfevent on the task clock)", perfevent, plain_read, SYSCALL_LOOP);
+  thread_first_read();
   return 0;
 }
 #else
