@@ -42,6 +42,9 @@
 #undef cpucycles_os_hold_signals
 #undef cpucycles_os_release_signals
 #include "fakeos.h"
+#include <stdio.h>
+#include <string.h>
+#include "internal.h"
 #ifdef __linux__
 #include <linux/perf_event.h>
 #endif
@@ -165,5 +168,19 @@ long fake_software_cycles(void *attr, int pid, int cpu, int group_fd, unsigned l
   a.config = PERF_COUNT_SW_TASK_CLOCK;
   a.config1 = 0;
   return real_perf_event_open(&a, pid, cpu, group_fd, flags);
+}
+
+int fake_perfevent_alone(const char *name, struct cpucycles_counter *table, struct cpucycles_selection *s)
+{
+  int i, n = 0;
+  fake_os.perf_event_open = fake_software_cycles;
+  for (i = 0; i < cpucycles_counter_count; ++i)
+    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
+      table[n++] = cpucycles_counters[i];
+  if (n == 2) cpucycles_select(table, n, vsnprintf, s);
+  if (n == 2 && s->chosen == 0) return 1;
+  printf("skip %s: %s\n", name, n != 2 ? "no default-perfevent in this build" : "the task clock cannot be opened here");
+  fflush(stdout);
+  return 0;
 }
 #endif

@@ -42,4 +42,12 @@ void real_unmap_page(void *page);
    software event), for perf counters on machines without a PMU */
 long fake_software_cycles(void *attr, int pid, int cpu, int group_fd, unsigned long flags);
 
+/* default-perfevent chosen alone (with default-zero, the last resort) over
+   fake_software_cycles, as the tests of the per-thread events read it:
+   1, or 0 after printing "skip NAME: why" (no default-perfevent in the
+   build, or no task clock here).  table keeps the two rows. */
+struct cpucycles_counter;
+struct cpucycles_selection;
+int fake_perfevent_alone(const char *name, struct cpucycles_counter *table, struct cpucycles_selection *s);
+
 #endif

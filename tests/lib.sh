@@ -78,6 +78,29 @@ softperf_library() {
     $CC -shared -Wl,--version-script=wrapper/exports.map $sl_keep "$1/softperf.o" "$1/fakeos.o" \
       -o "$1/libsoftperf.so" -lpthread; } > "$1/log" 2>&1
 }
+# softperf_client NAME CLIENT DIR: for a script that loads that library
+# into a client of tests/clients (CLIENT.c): NAME is skipped where that
+# proves nothing or cannot be (qemu-user, no default-perfevent, not
+# Linux, no shared library, no dlopen), failed where the library does not
+# build (status 1 either way); else DIR/CLIENT and DIR/libsoftperf.so
+# are built (status 0).
+softperf_client() {
+  if [ -n "$RUN" ]; then skip "$1" "runs only natively (dlopen under $RUN, qemu-user, proves nothing more)"; return 1; fi
+  case "$COUNTERS" in
+    *default-perfevent*) ;;
+    *) skip "$1" "no default-perfevent in this build"; return 1 ;;
+  esac
+  if [ "$(uname -s)" != Linux ]; then skip "$1" "perf_event is Linux only"; return 1; fi
+  [ -f "$PACKAGE/lib/libcpucycles.so.1" ] || { skip "$1" "no shared library was built"; return 1; }
+  if ! $CC -Itests "tests/clients/$2.c" -o "$3/$2" -lpthread > "$3/log" 2>&1 &&
+     ! $CC -Itests "tests/clients/$2.c" -o "$3/$2" -lpthread -ldl > "$3/log" 2>&1; then
+    skip "$1" "dlopen is unavailable: $(head -n 3 "$3/log" | tr '\n' ' ')"
+    return 1
+  fi
+  softperf_library "$3" && return 0
+  fail "$1" "the software-perf test library does not build: $(head -n 3 "$3/log" | tr '\n' ' ')"
+  return 1
+}
 # staged_libdir STAGE LIBDIR: the package made for prefix /usr and
 # --libdir=LIBDIR (a copy of the package tree, whose .pc and CMake files
 # are written again for it: the real one stays as it is for the tests

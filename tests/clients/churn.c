@@ -8,7 +8,7 @@
    main thread closes the library's fds now and then (close_range), and
    gives back the page reader's events of every thread at the end.
    Prints "churn threads N handler_calls H backwards B" and exits 0, or
-   "churn skip WHY" and exits 2. */
+   "skip churn: WHY" and exits 2. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include "check.h"
 #include "internal.h"
 #include "fakeos.h"
 #include "perf.h"
@@ -89,18 +90,10 @@ int main(void)
   struct sigaction sa;
   struct timespec pause = { 0, 20000000 };
   pthread_t t[3];
-  int i, n = 0, made = 0, threads;
-  fake_os.perf_event_open = fake_software_cycles;
-  for (i = 0; i < cpucycles_counter_count; ++i)
-    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
-      table[n++] = cpucycles_counters[i];
-  if (n != 2) {
-    printf("churn skip no default-perfevent in this build\n");
-    return 2;
-  }
-  cpucycles_select(table, n, vsnprintf, &s);
-  if (s.chosen != 0 || !page_reader()) {
-    printf("churn skip the task clock cannot be opened here\n");
+  int i, made = 0, threads;
+  if (!fake_perfevent_alone("churn", table, &s)) return 2;
+  if (!page_reader()) {
+    printf("skip churn: the fake page reader did not set up\n");
     return 2;
   }
   read_count = s.read;

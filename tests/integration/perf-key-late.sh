@@ -7,25 +7,9 @@
 # software task clock, told to choose default-perfevent.
 . tests/lib.sh
 name=perf_key_late_no_alloc_in_handler
-if [ -n "$RUN" ]; then skip $name "runs only natively (dlopen under $RUN, qemu-user, proves nothing more)"; exit 0; fi
-case "$COUNTERS" in
-  *default-perfevent*) ;;
-  *) skip $name "no default-perfevent in this build"; exit 0 ;;
-esac
-if [ "$(uname -s)" != Linux ]; then skip $name "perf_event is Linux only"; exit 0; fi
-[ -f "$PACKAGE/lib/libcpucycles.so.1" ] || { skip $name "no shared library was built"; exit 0; }
-
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
-if ! $CC -Itests tests/clients/keylate.c -o "$d/keylate" -lpthread > "$d/log" 2>&1 &&
-   ! $CC -Itests tests/clients/keylate.c -o "$d/keylate" -lpthread -ldl > "$d/log" 2>&1; then
-  skip $name "dlopen is unavailable: $(head -n 3 "$d/log" | tr '\n' ' ')"
-  exit 0
-fi
-if ! softperf_library "$d"; then
-  fail $name "the software-perf test library does not build: $(head -n 3 "$d/log" | tr '\n' ' ')"
-  exit 1
-fi
+softperf_client $name keylate "$d" || exit 0
 CPUCYCLES_IMPLEMENTATION=default-perfevent "$d/keylate" "$d/libsoftperf.so" 50 > "$d/out" 2> "$d/err"
 st=$?
 line=$(head -n 1 "$d/out")

@@ -21,132 +21,27 @@
                   wedge parked IMPL closes N held H pages P
    Exits 0 when all is as wanted, else 1. */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/filter.h>
 #include <linux/perf_event.h>
-#include <linux/seccomp.h>
 #include "cpucycles.h"
-#include "perf-fds.h"
+#include "wedge.h"
 
-#ifndef SECCOMP_RET_KILL_THREAD
-#define SECCOMP_RET_KILL_THREAD SECCOMP_RET_KILL
-#endif
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
-
-static volatile long spin;
-
-static long long now_ns(void)
+/* the read under test: cpucycles as it is at each call */
+static long long counted(void)
 {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
+  return cpucycles();
 }
 
-static void sleep_us(long us)
-{
-  struct timespec t;
-  t.tv_sec = us / 1000000;
-  t.tv_nsec = us % 1000000 * 1000;
-  while (nanosleep(&t, &t) != 0 && errno == EINTR) continue;
-}
-
-static void spin_us(long us)
-{
-  long long end = now_ns() + us * 1000LL;
-  while (now_ns() < end) ++spin;
-}
-
-/* Whether a new thread's read adds a perf fd, within a second. */
-static int got;
-static void *new_thread(void *unused)
-{
-  long long end = now_ns() + 1000000000LL;
-  int before = perf_fds();
-  (void) unused;
-  for (got = 0; !got && now_ns() < end; sleep_us(2000)) {
-    cpucycles();
-    got = perf_fds() > before;
-  }
-  return 0;
-}
-
-static int new_thread_counts(void)
-{
-  pthread_t t;
-  if (pthread_create(&t, 0, new_thread, 0) != 0) return 0;
-  pthread_join(t, 0);
-  return got;
-}
-
-/* ---- row 1 ---- */
-
-static __thread sigjmp_buf jump;
-static __thread volatile int armed;
-static volatile int frozen, left;
-
-static void leave(int sig)
-{
-  (void) sig;
-  if (!armed) return;
-  armed = 0;
-  __atomic_add_fetch(&left, 1, __ATOMIC_RELAXED);
-  siglongjmp(jump, 1);
-}
-
-static void *worker(void *arg)
-{
-  struct sigevent ev;
-  struct itimerspec it;
-  timer_t timer;
-  long long a, b;
-  memset(&ev, 0, sizeof ev);
-  memset(&it, 0, sizeof it);
-  ev.sigev_notify = SIGEV_THREAD_ID;
-  ev.sigev_signo = SIGALRM;
-  ev.sigev_notify_thread_id = (pid_t) syscall(SYS_gettid);
-  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) return arg;
-  it.it_value.tv_nsec = 1000 + (long) ((size_t) arg % 40) * 1000;
-  if (!sigsetjmp(jump, 1)) {
-    armed = 1;
-    timer_settime(timer, 0, &it, 0);
-    cpucycles();
-    armed = 0;
-  }
-  timer_delete(timer);
-  a = cpucycles();
-  spin_us(200);
-  b = cpucycles();
-  if (b <= a) __atomic_add_fetch(&frozen, 1, __ATOMIC_RELAXED);
-  return 0;
-}
+/* ---- row 1 (wedge.h) ---- */
 
 static int longjmps(long n)
 {
-  struct sigaction sa;
-  pthread_t t;
-  long i;
   int fds, before, fresh;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = leave;
-  sigaction(SIGALRM, &sa, 0);
   cpucycles();
   before = perf_fds();
-  for (i = 0; i < n; ++i)
-    if (pthread_create(&t, 0, worker, (void *) (size_t) i) == 0) pthread_join(t, 0);
+  workers(n);
   sleep_us(20000);
   cpucycles();
   fds = perf_fds();
@@ -203,22 +98,7 @@ static int forks(void)
   return (!strcmp(by_fork, "own") || !strcmp(by_fork, "none")) && !strcmp(by_clone, "own") ? 0 : 1;
 }
 
-/* ---- row 3 ---- */
-
-static void *sandboxed(void *unused)
-{
-  struct sock_filter code[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog program = { sizeof code / sizeof code[0], code };
-  (void) unused;
-  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0)
-    cpucycles();
-  return 0;
-}
+/* ---- row 3 (wedge.h) ---- */
 
 static int killed(long n)
 {
@@ -228,7 +108,7 @@ static int killed(long n)
   cpucycles();
   before = perf_fds();
   for (i = 0; i < n; ++i)
-    if (pthread_create(&t, 0, sandboxed, 0) == 0) pthread_join(t, 0);
+    if (pthread_create(&t, 0, sandboxed_worker, 0) == 0) pthread_join(t, 0);
   fresh = new_thread_counts();
   fds = perf_fds();
   printf("wedge killed %s threads %ld new %d fds %d\n", cpucycles_implementation(), n, fresh, fds - before);
@@ -300,6 +180,7 @@ static int parked(long n)
 int main(int argc, char **argv)
 {
   long n = argc > 2 ? atol(argv[2]) : 0;
+  wedge_read = counted;
   if (argc < 2) return 2;
   if (!strcmp(argv[1], "longjmp")) return longjmps(n ? n : 300);
   if (!strcmp(argv[1], "fork")) return forks();

@@ -754,28 +754,15 @@ int main(void)
 {
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  int i, n = 0;
   emulated = getenv("CPUCYCLES_TEST_EMULATED") != 0;
-  fake_os.perf_event_open = fake_software_cycles;
-  for (i = 0; i < cpucycles_counter_count; ++i)
-    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
-      table[n++] = cpucycles_counters[i];
-  if (n != 2) {
-    skip("perf_hostile", "no default-perfevent in this build");
-    return 0;
-  }
-  cpucycles_select(table, n, vsnprintf, &s);
-  if (s.chosen != 0) {
-    skip("perf_hostile", "the task clock cannot be opened here");
-    return 0;
-  }
+  if (!fake_perfevent_alone("perf_hostile", table, &s)) return 0;
   read_count = s.read;
   perfevent_close = table[0].close;
   scenarios(1);
   /* again on a hybrid Intel: each thread's events are two fds */
   table[0].close();
   fake_os.read_text = hybrid_read_text;
-  cpucycles_select(table, n, vsnprintf, &s);
+  cpucycles_select(table, 2, vsnprintf, &s);
   if (s.chosen != 0 || (s.read(), perf_fds() != 2)) {
     skip("hostile_hybrid", "the two task-clock events of a hybrid did not open");
     return checks_failed();

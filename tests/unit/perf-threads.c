@@ -359,20 +359,7 @@ int main(void)
 {
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  int i, n = 0;
-  fake_os.perf_event_open = fake_software_cycles;
-  for (i = 0; i < cpucycles_counter_count; ++i)
-    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
-      table[n++] = cpucycles_counters[i];
-  if (n != 2) {
-    skip("perf_threads", "no default-perfevent in this build");
-    return 0;
-  }
-  cpucycles_select(table, n, vsnprintf, &s);
-  if (s.chosen != 0) {
-    skip("perf_threads", "the task clock cannot be opened here");
-    return 0;
-  }
+  if (!fake_perfevent_alone("perf_threads", table, &s)) return 0;
   read_count = s.read;
   table_close = table[0].close;
   other_thread_counts_itself();

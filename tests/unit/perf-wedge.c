@@ -37,22 +37,12 @@ int main(void)
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#include <linux/filter.h>
 #include <linux/perf_event.h>
-#include <linux/seccomp.h>
 #include "perf.h"
 #include "fakepage.h"
+#include "wedge.h"
 
-#ifndef SECCOMP_RET_KILL_THREAD
-#define SECCOMP_RET_KILL_THREAD SECCOMP_RET_KILL /* its old name */
-#endif
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid /* glibc before 2.35 names no field */
-#endif
-
-static long long (*read_count)(void);
+#define read_count wedge_read
 static int emulated;
 
 static long scaled(long n)
@@ -60,34 +50,11 @@ static long scaled(long n)
   return emulated && n >= 10 ? n / 10 : n;
 }
 
-static long long now_ns(void)
-{
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
 static long long thread_ns(void)
 {
   struct timespec t;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
   return t.tv_sec * 1000000000LL + t.tv_nsec;
-}
-
-static void sleep_us(long us)
-{
-  struct timespec t;
-  t.tv_sec = us / 1000000;
-  t.tv_nsec = us % 1000000 * 1000;
-  while (nanosleep(&t, &t) != 0 && errno == EINTR) continue;
-}
-
-static volatile long spin;
-
-static void work(long n)
-{
-  long i;
-  for (i = 0; i < n; ++i) spin += i;
 }
 
 /* scenario in a forked child under a watchdog of limit seconds: a hang or
@@ -119,97 +86,16 @@ static void in_child(const char *name, void (*scenario)(void), int limit)
   }
 }
 
-/* Whether a thread that reads now gets its own event: its read adds one
-   perf fd (per_thread on a hybrid), within a second of retries. */
-static int gets_event_result;
-static void *gets_event_thread(void *unused)
-{
-  long long end = now_ns() + 1000000000LL;
-  int before = perf_fds();
-  (void) unused;
-  gets_event_result = 0;
-  while (!gets_event_result && now_ns() < end) {
-    read_count();
-    gets_event_result = perf_fds() > before;
-    if (!gets_event_result) sleep_us(2000);
-  }
-  return 0;
-}
-
-static int new_thread_gets_event(void)
-{
-  pthread_t t;
-  if (pthread_create(&t, 0, gets_event_thread, 0) != 0) return 0;
-  pthread_join(t, 0);
-  return gets_event_result;
-}
-
-/* ---- row 1: a timer's handler leaves a thread's first read ---- */
-
-static __thread sigjmp_buf jump;
-static __thread volatile int armed;
-static int by_exit; /* the handler calls pthread_exit rather than siglongjmp */
-static volatile int frozen, left;
-
-static void leave(int sig)
-{
-  (void) sig;
-  if (!armed) return;
-  armed = 0;
-  __atomic_add_fetch(&left, 1, __ATOMIC_RELAXED);
-  if (by_exit) pthread_exit(0);
-  siglongjmp(jump, 1);
-}
-
-/* One worker: a one-shot timer of its own, 0 to 40 us away, and its
-   first read; then, whether or not the timer left that read, two reads
-   around some work must differ. */
-static void *worker(void *arg)
-{
-  struct sigevent ev;
-  struct itimerspec it;
-  timer_t timer;
-  long long a, b;
-  memset(&ev, 0, sizeof ev);
-  memset(&it, 0, sizeof it);
-  ev.sigev_notify = SIGEV_THREAD_ID;
-  ev.sigev_signo = SIGALRM;
-  ev.sigev_notify_thread_id = (pid_t) syscall(SYS_gettid);
-  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) return arg;
-  it.it_value.tv_nsec = 1000 + (long) ((size_t) arg % 40) * 1000;
-  if (!sigsetjmp(jump, 1)) {
-    armed = 1;
-    timer_settime(timer, 0, &it, 0);
-    read_count();
-    armed = 0;
-  }
-  timer_delete(timer);
-  a = read_count();
-  work(20000);
-  b = read_count();
-  if (b <= a) __atomic_add_fetch(&frozen, 1, __ATOMIC_RELAXED);
-  return 0;
-}
+/* ---- row 1: a timer's handler leaves a thread's first read (wedge.h) ---- */
 
 static void timer_leaves_first_read(void)
 {
-  struct sigaction sa;
-  pthread_t t[8];
-  long n = scaled(1000), made = 0, i;
-  int k, fds;
+  long made;
+  int fds;
   const char *how = by_exit ? "exit" : "longjmp";
   char name[96];
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = leave;
-  sigaction(SIGALRM, &sa, 0);
   read_count(); /* this thread's own event */
-  for (i = 0; i < n; i += 8) {
-    for (k = 0; k < 8; ++k)
-      if (pthread_create(&t[k], 0, worker, (void *) (size_t) (i + k)) == 0) ++made;
-      else t[k] = pthread_self();
-    for (k = 0; k < 8; ++k)
-      if (!pthread_equal(t[k], pthread_self())) pthread_join(t[k], 0);
-  }
+  made = workers(scaled(1000));
   read_count();
   fds = perf_fds();
   printf("info wedge_timer_%s: %ld threads, %d left their first read by the handler\n", how, made, left);
@@ -219,7 +105,7 @@ static void timer_leaves_first_read(void)
   snprintf(name, sizeof name, "wedge_timer_%s_no_fd_leak", how);
   check(fds == 1, name, "%d perf fds after %ld threads joined (want this thread's 1)", fds, made);
   snprintf(name, sizeof name, "wedge_timer_%s_new_thread_counts", how);
-  check(new_thread_gets_event(), name, "a new thread got no event after %ld threads", made);
+  check(new_thread_counts(), name, "a new thread got no event after %ld threads", made);
 }
 
 static void timer_longjmp(void)
@@ -246,7 +132,7 @@ pid_t _Fork(void);
 static int child_counts(void)
 {
   long long a = paged_ticks(), b, c = read_count(), d;
-  work(2000000);
+  spin_us(20000);
   b = paged_ticks();
   d = read_count();
   if (b <= a) return 2;
@@ -284,29 +170,6 @@ static void fork_without_handlers(void)
 
 /* ---- row 3: threads killed by their seccomp filter in their first read ---- */
 
-static int forbid_opens(void)
-{
-  struct sock_filter code[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_THREAD),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-  };
-  struct sock_fprog program = { sizeof code / sizeof code[0], code };
-  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program) == 0;
-}
-
-static volatile int sandboxed;
-
-static void *sandboxed_worker(void *unused)
-{
-  (void) unused;
-  if (!forbid_opens()) return 0;
-  __atomic_add_fetch(&sandboxed, 1, __ATOMIC_RELAXED);
-  read_count(); /* dies here */
-  return 0;
-}
-
 static void killed_in_first_read(void)
 {
   pthread_t t;
@@ -319,7 +182,7 @@ static void killed_in_first_read(void)
     skip("wedge_killed_new_thread_counts", "no seccomp filter here");
     return;
   }
-  check(new_thread_gets_event(), "wedge_killed_new_thread_counts",
+  check(new_thread_counts(), "wedge_killed_new_thread_counts",
         "no new thread got an event after %d threads died in their first read", sandboxed);
   fds = perf_fds();
   check(fds == 1, "wedge_killed_no_fd_leak", "%d perf fds after %d threads died (want this thread's 1)", fds,
@@ -510,19 +373,10 @@ int main(void)
 {
   static struct cpucycles_counter table[2];
   static struct cpucycles_selection s;
-  int i, n = 0;
   emulated = getenv("CPUCYCLES_TEST_EMULATED") != 0;
-  fake_os.perf_event_open = fake_software_cycles;
-  for (i = 0; i < cpucycles_counter_count; ++i)
-    if (!strcmp(cpucycles_counters[i].name, "default-perfevent") || i == cpucycles_counter_count - 1)
-      table[n++] = cpucycles_counters[i];
-  if (n != 2) {
-    skip("perf_wedge", "no default-perfevent in this build");
-    return 0;
-  }
-  cpucycles_select(table, n, vsnprintf, &s);
-  if (s.chosen != 0 || !page_reader()) {
-    skip("perf_wedge", "the task clock cannot be opened here");
+  if (!fake_perfevent_alone("perf_wedge", table, &s)) return 0;
+  if (!page_reader()) {
+    skip("perf_wedge", "the fake page reader did not set up");
     return 0;
   }
   read_count = s.read;
