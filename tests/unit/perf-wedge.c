@@ -383,7 +383,12 @@ int main(void)
   in_child("wedge_timer_longjmp", timer_longjmp, 60);
   in_child("wedge_timer_exit", timer_exit, 60);
   in_child("wedge_fork_without_handlers", fork_without_handlers, 30);
-  in_child("wedge_killed", killed_in_first_read, 30);
+  /* a thread killed outright leaves AddressSanitizer's own thread
+     records behind, which its next thread's start trips on */
+  if (getenv("SANITIZE") && *getenv("SANITIZE"))
+    skip("wedge_killed", "under the sanitizers (their runtime cannot lose a thread)");
+  else
+    in_child("wedge_killed", killed_in_first_read, 30);
   in_child("wedge_past_slots", past_the_slots, 60);
   in_child("wedge_unshare", unshared_files, 30);
   in_child("wedge_fork_while_opening", fork_while_opening, 60);
