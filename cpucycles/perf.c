@@ -61,7 +61,7 @@ static const char *errno_text(int err)
                                           GIVEN  settle(): the holder at its exit
                                           FREE   empty(): the holder
    LIVE   the holder's events (0 fds      BUSY   take(): the holder (reopen, give up, exit);
-          once given up) and its page            close() of its counter
+          once given up) and its page            close() of its counter (GIVEN too)
    GIVEN  fds closed by the exiting              (and every kind but FREE:)
           holder, still recorded (a      BUSY   reclaim() once the holder is gone (a child:
           copy may stay in the process's        its parent's), whatever it left
@@ -160,9 +160,11 @@ static void drop_events(struct slot *s, int forget)
   s->fds = 0;
 }
 
-/* Gives back a held slot, its page unmapped where unmap (not in a child). */
-static void empty(struct slot *s, int unmap)
+/* Gives back slot s, just taken from word, its page unmapped where unmap
+   (not in a child). */
+static void empty(struct slot *s, unsigned int word, int unmap)
 {
+  if ((word & 3) == GIVEN) __atomic_sub_fetch(&given, 1, __ATOMIC_RELAXED);
   if (!unmap) s->page = 0; /* and its events are not disabled: they are the parent's */
   drop_events(s, 1);
   if (s->page) cpucycles_os_unmap_page(s->page);
@@ -178,9 +180,7 @@ static void reclaim(int tid, int unmap)
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
     if ((word & 3) == FREE || !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word))) continue;
-    if (!take(&slots[i], word, tid)) continue;
-    if ((word & 3) == GIVEN) __atomic_sub_fetch(&given, 1, __ATOMIC_RELAXED);
-    empty(&slots[i], unmap);
+    if (take(&slots[i], word, tid)) empty(&slots[i], word, unmap);
   }
 }
 
@@ -243,7 +243,9 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
   exited = 1;
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
-    if ((word & 3) == FREE || HOLDER(word) != tid || !take(&slots[i], word, tid)) continue;
+    unsigned int kind = word & 3;
+    if (kind == FREE || kind == GIVEN || HOLDER(word) != tid) continue; /* GIVEN: a dead one's */
+    if (!take(&slots[i], word, tid)) continue;
     drop_events(&slots[i], 0);
     settle(&slots[i], GIVEN);
     __atomic_add_fetch(&given, 1, __ATOMIC_RELAXED);
@@ -522,7 +524,7 @@ static void let_go(struct cpucycles_perf_thread *t)
   struct slot *s = mine(t);
   t->page = 0;
   t->slot = 0;
-  if (s && take(s, t->word, HOLDER(t->word))) empty(s, 1); /* its holder: this thread */
+  if (s && take(s, t->word, HOLDER(t->word))) empty(s, t->word, 1); /* its holder: this thread */
 }
 
 /* Gives up t's events if any, and where it is time, opens new ones in
@@ -636,8 +638,8 @@ void cpucycles_perf_close(const struct cpucycles_perf *c, struct cpucycles_perf_
   if (!ours(tid)) return;
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
-    if ((word & 3) != LIVE || LOAD(slots[i].counter) != c || !take(&slots[i], word, tid)) continue;
-    empty(&slots[i], 1);
+    if ((word & 3) < LIVE || LOAD(slots[i].counter) != c || !take(&slots[i], word, tid)) continue;
+    empty(&slots[i], word, 1); /* an exited thread's too: nobody reads c now */
   }
 }
 
