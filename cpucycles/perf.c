@@ -72,11 +72,13 @@ static const char *errno_text(int err)
      counted before the open: an fd is -1 until it is open, and a thread
      that dies meanwhile leaves its count to reclaim(); an fd is closed
      only while it is still the event of its id;
-   - a slot's page stays mapped while its thread may read it: a new event's
-     page is mapped over the old one, and a page is unmapped only by
-     reclaim() (its thread gone) and close() (nobody reads that counter),
-     never in a child (not there); an event given up while its thread
-     lives is disabled first, so its page gives no more;
+   - a slot's page stays mapped while its thread may read it: a new
+     event's page is mapped over the one before the current one (spare),
+     so a read inside the current page finds it no longer published, and a
+     thread keeps two pages at most; a page is unmapped only by reclaim()
+     (its thread gone) and close() (nobody reads that counter), never in a
+     child (not there); an event given up while its thread lives is
+     disabled first, so its page gives no more;
    - an fd opens only while no fork() copies the table (fork_prepare).
 
    A thread's own state (struct cpucycles_perf_thread, perf.h):
@@ -101,7 +103,7 @@ struct slot {
   int fds;
   int fd[CPUCYCLES_PERF_FDS];
   unsigned long long id[CPUCYCLES_PERF_FDS];
-  void *page;
+  void *page, *spare; /* the current page, and the one before it */
 };
 
 static struct slot slots[SLOTS];
@@ -165,10 +167,11 @@ static void drop_events(struct slot *s, int forget)
 static void empty(struct slot *s, unsigned int word, int unmap)
 {
   if ((word & 3) == GIVEN) __atomic_sub_fetch(&given, 1, __ATOMIC_RELAXED);
-  if (!unmap) s->page = 0; /* and its events are not disabled: they are the parent's */
+  if (!unmap) s->page = s->spare = 0; /* its events not disabled: they are the parent's */
   drop_events(s, 1);
   if (s->page) cpucycles_os_unmap_page(s->page);
-  s->page = 0;
+  if (s->spare) cpucycles_os_unmap_page(s->spare);
+  s->page = s->spare = 0;
   settle(s, FREE);
   __atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }
@@ -398,9 +401,10 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
     return refused(err, probe);
   }
   if (c->rdpmc) {
-    page = cpucycles_os_map_page(s->fd[0], s->page);
-    if (!page && s->page) s->page = 0; /* a failed mapping over it may have taken the old one */
+    page = cpucycles_os_map_page(s->fd[0], s->spare);
+    if (!page && s->spare) s->spare = 0; /* a failed mapping over it may have taken it */
     if (!page) return cpucycles_say(probe, "cannot map the perf event page (mmap failed)");
+    s->spare = s->page;
     s->page = page;
   }
 twin:

@@ -36,7 +36,7 @@ struct cpucycles_perf {
 /* One thread's state for one counter: thread-local in the counter's file,
    touched by that thread and its signal handlers only (perf.c's table). */
 struct cpucycles_perf_thread {
-  cpucycles_perf_page *page; /* published while ticks() may read it */
+  cpucycles_perf_page *volatile page; /* published while ticks() may read it */
   long long base; /* added to the events' count: counts go on across a new event */
   int pid; /* the process the events are in: *cpucycles_perf_pid when opened */
   int slot; /* 1 + the index of its events in perf.c's table; 0: none */
@@ -129,23 +129,23 @@ static inline int cpucycles_perf_page_count(cpucycles_perf_page *pc, unsigned in
 /* ticks() of a counter that reads through the page: the page's count while
    the event sits on counter want (0: any), else read(2).  The page and the
    base must belong together: a handler that replaces the thread's event
-   in between changes gen (the new page may be mapped where the old one
-   was), and the read is made again. */
+   in between publishes a new page (at the other of the slot's two
+   addresses: the old one stays mapped), and the read is made again.  A
+   page of another process (a child's stale state) is never touched. */
 static inline long long cpucycles_perf_ticks(const struct cpucycles_perf *c,
                                              struct cpucycles_perf_thread *t, unsigned int want,
                                              cpucycles_rdpmc *rdpmc)
 {
   for (;;) {
-    unsigned int gen = *(volatile unsigned int *) &t->gen;
     cpucycles_perf_page *page = t->page;
-    long long base = t->base;
-    long long count;
+    long long base, count;
     CPUCYCLES_PERF_BARRIER();
+    base = t->base;
     if (!page || t->pid != __atomic_load_n(cpucycles_perf_pid, __ATOMIC_RELAXED))
       return cpucycles_perf_read(c, t);
     if (!cpucycles_perf_page_count(page, want, rdpmc, &count)) return cpucycles_perf_read(c, t);
     CPUCYCLES_PERF_BARRIER();
-    if (*(volatile unsigned int *) &t->gen == gen) return base + count;
+    if (t->page == page) return base + count;
   }
 }
 
