@@ -127,11 +127,12 @@ static void machine_lines(void)
   else
     printf("cpucycles machine cpu unknown (no model line in /proc/cpuinfo)\n");
   if (uname(&u) == 0) printf("cpucycles machine os %s %s %s\n", u.sysname, u.release, u.machine);
-  if (!(f = open_regular("/sys/class/dmi/id/product_name")) || !fgets(value, sizeof value, f)) value[0] = 0;
+  if (!(f = open_regular("/sys/class/dmi/id/product_name")) || !fgets(value, sizeof value, f))
+    value[0] = 0;
   if (f) fclose(f);
   value[strcspn(value, "\n")] = 0;
-  if (value[0] && (guest || strstr(value, "KVM") || strstr(value, "QEMU") || strstr(value, "VMware") ||
-                   strstr(value, "Virtual")))
+  if (value[0] && (guest || strstr(value, "KVM") || strstr(value, "QEMU") ||
+                   strstr(value, "VMware") || strstr(value, "Virtual")))
     printf("cpucycles machine hypervisor %s\n", value);
   else if (guest)
     printf("cpucycles machine hypervisor yes (CPU flag)\n");

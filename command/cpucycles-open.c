@@ -80,7 +80,8 @@ static ssize_t read_file(const char *path, char *text, size_t size, const char *
   struct stat st;
   ssize_t n = -1;
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) *why = errno == ELOOP ? "is a symlink" : errno == ENOENT ? "not present" : strerror(errno);
+  if (fd < 0)
+    *why = errno == ELOOP ? "is a symlink" : errno == ENOENT ? "not present" : strerror(errno);
   else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "is not a regular file";
   else if ((n = read(fd, text, size - 1)) < 0) *why = strerror(errno);
   else text[n] = 0;
@@ -166,7 +167,8 @@ static int output_lost(void)
 {
   int lost = fflush(stdout) != 0 || ferror(stdout);
   if (fclose(stdout) == 0 && !lost) return 0;
-  fprintf(stderr, "cpucycles-open: cannot write its output; see the knobs themselves for what changed\n");
+  fprintf(stderr,
+          "cpucycles-open: cannot write its output; see the knobs themselves for what changed\n");
   return 1;
 }
 
@@ -199,8 +201,9 @@ int main(int argc, char **argv)
   }
   signal(SIGPIPE, SIG_IGN); /* a reader that goes away must not stop us between two knobs */
   if (!dry_run && (pretend_uid >= 0 ? pretend_uid : (long) geteuid()) != 0) {
-    fprintf(stderr, "cpucycles-open: must be run as root: it changes kernel settings for every user; "
-                    "nothing was changed (try --dry-run to see what it would do)\n");
+    fprintf(stderr,
+            "cpucycles-open: must be run as root: it changes kernel settings for every user; "
+            "nothing was changed (try --dry-run to see what it would do)\n");
     return 1;
   }
   status = open_up();

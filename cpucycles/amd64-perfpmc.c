@@ -19,7 +19,8 @@ long long ticks_setup(struct cpucycles_probe *probe)
   if (!cpucycles_perf_rdpmc_allowed(probe, 1)) goto skip;
   /* the page says whether RDPMC may run, so the read cannot trap */
   if (!mine.page->cap_user_rdpmc) {
-    cpucycles_say(probe, "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
+    cpucycles_say(probe,
+                  "perf says user RDPMC is off (cap_user_rdpmc 0); run cpucycles-open as root");
     probe->need = CPUCYCLES_NEED_OPEN;
     goto skip;
   }

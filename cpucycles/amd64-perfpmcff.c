@@ -23,16 +23,19 @@ long long ticks_setup(struct cpucycles_probe *probe)
   const struct cpucycles_x86_facts *cpu = cpucycles_x86_intel_pmu(probe);
   if (!cpu) return CPUCYCLES_SKIP;
   if (cpu->pmc_version < PMC_VERSION_LEAST) {
-    cpucycles_say(probe, "PMC version %u < %d (CPUID leaf 0xA): a PMU this old wraps its fixed counter early",
-                  cpu->pmc_version, PMC_VERSION_LEAST);
+    cpucycles_say(
+        probe, "PMC version %u < %d (CPUID leaf 0xA): a PMU this old wraps its fixed counter early",
+        cpu->pmc_version, PMC_VERSION_LEAST);
     return CPUCYCLES_SKIP;
   }
   if (cpu->fixed_counters < 2) {
-    cpucycles_say(probe, "CPUID leaf 0xA lists %u fixed-function counters; need counter 1", cpu->fixed_counters);
+    cpucycles_say(probe, "CPUID leaf 0xA lists %u fixed-function counters; need counter 1",
+                  cpu->fixed_counters);
     return CPUCYCLES_SKIP;
   }
   if (cpu->fixed_width < FIXED_WIDTH_LEAST) {
-    cpucycles_say(probe, "fixed-counter width %u < %d bits (CPUID leaf 0xA)", cpu->fixed_width, FIXED_WIDTH_LEAST);
+    cpucycles_say(probe, "fixed-counter width %u < %d bits (CPUID leaf 0xA)", cpu->fixed_width,
+                  FIXED_WIDTH_LEAST);
     return CPUCYCLES_SKIP;
   }
   /* open first: where perf has no cycles event the knobs do not matter */

@@ -25,11 +25,13 @@ long long ticks_setup(struct cpucycles_probe *probe)
     const char *path;
     long knob = cpucycles_perf_rdpmc_knob(&path);
     if (knob < 0) {
-      cpucycles_say(probe, "no /sys/devices/cpu/rdpmc: the kernel does not let user code run RDPMC");
+      cpucycles_say(probe,
+                    "no /sys/devices/cpu/rdpmc: the kernel does not let user code run RDPMC");
       return CPUCYCLES_SKIP;
     }
     if (knob < RDPMC_ALWAYS) {
-      cpucycles_say(probe, "%s is %ld, not 2: RDPMC would fault; run cpucycles-open as root", path, knob);
+      cpucycles_say(probe, "%s is %ld, not 2: RDPMC would fault; run cpucycles-open as root", path,
+                    knob);
       probe->need = CPUCYCLES_NEED_OPEN;
       return CPUCYCLES_SKIP;
     }

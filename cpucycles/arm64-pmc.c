@@ -18,7 +18,8 @@ long long ticks_setup(struct cpucycles_probe *probe)
 {
   long access;
   if (cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &access)) {
-    cpucycles_say(probe, "this kernel lets user code read PMCCNTR_EL0 only through perf: see arm64-perfpmc");
+    cpucycles_say(
+        probe, "this kernel lets user code read PMCCNTR_EL0 only through perf: see arm64-perfpmc");
     return CPUCYCLES_SKIP;
   }
   probe->may_trap = 1;

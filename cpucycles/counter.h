@@ -58,15 +58,18 @@ CPUCYCLES_COLD int cpucycles_read_knob(const char *path, long *value);
    set also "2.4e9" forms, times 10^exp10, rounded half up, into *out,
    exactly.  Returns the first character after the number, or 0 if there
    is no digit, a bare exponent mark, or a value past 10^18. */
-CPUCYCLES_COLD const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long *out);
+CPUCYCLES_COLD const char *cpucycles_decimal(const char *s, int exp10, int exponent,
+                                             long long *out);
 
 /* The first nonzero value(VALUE, eol) over the lines
    "KEY<blanks>:<blanks>VALUE" of /proc/cpuinfo whose KEY is keys[*key]
    (the list ends with 0), eol being the line's end; read into text (size
    bytes, the first piece at most first), no further than most bytes; 0
    if none. */
-CPUCYCLES_COLD long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
-                            char *text, size_t size, size_t first, long most, int *key);
+CPUCYCLES_COLD long long cpucycles_cpuinfo(const char *const keys[],
+                                           long long (*value)(const char *s, const char *eol),
+                                           char *text, size_t size, size_t first, long most,
+                                           int *key);
 
 /* The body of ticks() for a 64-bit counter that 32-bit code reads in
    halves with the instructions HIGH and LOW: high, low, high again, until

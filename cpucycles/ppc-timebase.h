@@ -25,7 +25,8 @@ static inline long long ppc_timebase_setup(struct cpucycles_probe *probe)
   static const char *const keys[] = { "timebase", 0 };
   static char text[PPC_CPUINFO_BYTES]; /* setup runs once, inside the selection */
   int key;
-  long long hz = cpucycles_cpuinfo(keys, ppc_timebase_value, text, sizeof text, sizeof text, PPC_CPUINFO_MOST, &key);
+  long long hz = cpucycles_cpuinfo(keys, ppc_timebase_value, text, sizeof text, sizeof text,
+                                   PPC_CPUINFO_MOST, &key);
   cpucycles_say(probe, hz > 0 ? "rate from the timebase line of /proc/cpuinfo"
                               : "no timebase line in /proc/cpuinfo; rate measured");
   return hz > 0 ? hz : CPUCYCLES_FINDMULTIPLIER;

@@ -28,14 +28,21 @@ const char *cpucycles_decimal(const char *s, int exp10, int exponent, long long 
   const char *start = s;
   long long v = 0, unit = 1, x = 0, e = exp10;
   int point = 0;
-  for (; DIGIT(*s) || (*s == '.' && !point); ++s)
-    if (*s == '.') point = 1;
-    else if (v >= DECIMAL_LIMIT) e += !point;
-    else v = v * 10 + (*s - '0'), e -= point;
+  for (; DIGIT(*s) || (*s == '.' && !point); ++s) {
+    if (*s == '.') {
+      point = 1;
+    } else if (v >= DECIMAL_LIMIT) {
+      e += !point;
+    } else {
+      v = v * 10 + (*s - '0');
+      e -= point;
+    }
+  }
   if (s == start + point) return 0; /* no digit, only perhaps the point */
   if (exponent && (*s == 'e' || *s == 'E')) {
     int minus = s[1] == '-';
-    for (s += 1 + (minus || s[1] == '+'), start = s; DIGIT(*s); ++s) x = x < EXPONENT_MOST ? x * 10 + (*s - '0') : x;
+    for (s += 1 + (minus || s[1] == '+'), start = s; DIGIT(*s); ++s)
+      x = x < EXPONENT_MOST ? x * 10 + (*s - '0') : x;
     if (s == start) return 0; /* a bare exponent mark */
     e += minus ? -x : x;
   }
@@ -69,7 +76,8 @@ static long long match(const char *const keys[], long long (*value)(const char *
   long long got;
   for (*key = 0; keys[*key]; ++*key) {
     size_t length = strlen(keys[*key]);
-    const char *s = (size_t) (eol - line) > length && !strncmp(line, keys[*key], length) ? line + length : eol;
+    const char *s =
+        (size_t) (eol - line) > length && !strncmp(line, keys[*key], length) ? line + length : eol;
     s += strspn(s, BLANKS);
     if (*s == ':' && (got = value(s + 1 + strspn(s + 1, BLANKS), eol))) return got;
   }
@@ -83,23 +91,32 @@ static long long match(const char *const keys[], long long (*value)(const char *
    read as a shorter one.  A read short of its room is the last (read_text
    stops short only at the end, or on an error, past which nothing is
    trusted). */
-long long cpucycles_cpuinfo(const char *const keys[], long long (*value)(const char *s, const char *eol),
-                            char *text, size_t size, size_t first, long most, int *key)
+long long cpucycles_cpuinfo(const char *const keys[],
+                            long long (*value)(const char *s, const char *eol), char *text,
+                            size_t size, size_t first, long most, int *key)
 {
   long offset = 0, n, room, kept = 0;
   int cut = 0;
   for (room = (long) first - 1; offset < most; offset += n, room = (long) size - kept - 1) {
     char *line = text, *end, *eol;
     long long got;
-    if ((n = cpucycles_os_read_text("/proc/cpuinfo", offset, text + kept, (size_t) room + 1)) < 0) return 0;
+    if ((n = cpucycles_os_read_text("/proc/cpuinfo", offset, text + kept, (size_t) room + 1)) < 0)
+      return 0;
     end = text + kept + n;
-    for (; line < end && ((eol = memchr(line, '\n', (size_t) (end - line))) || n < room); line = eol + 1, cut = 0) {
+    while (line < end) {
+      eol = memchr(line, '\n', (size_t) (end - line));
+      if (!eol && n >= room) break; /* it goes on in the next piece */
       if (!eol) eol = end; /* the last line, at the end of the file */
       if (!cut && (got = match(keys, value, line, eol, key))) return got;
+      line = eol + 1;
+      cut = 0;
     }
     if (n < room) return 0;
     kept = end - line;
-    if (kept == (long) size - 1) cut = 1, kept = 0; /* the whole buffer is one line */
+    if (kept == (long) size - 1) { /* the whole buffer is one line */
+      cut = 1;
+      kept = 0;
+    }
     memmove(text, line, (size_t) kept);
   }
   return 0;

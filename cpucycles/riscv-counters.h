@@ -3,21 +3,27 @@
    cycles event on whichever counter the SBI gives it, often an
    hpmcounter, and the CSR number must be written into the instruction.
    riscv_csr(n) reads the low XLEN bits, riscv_csrh(n) RV32's high half. */
-#define RISCV_CASE(n, base) \
-  case n: __asm__ __volatile__("csrr %0, %1" : "=r"(v) : "i"(base + n)); break;
-#define RISCV_CASES(base) \
-  RISCV_CASE(0, base) RISCV_CASE(1, base) RISCV_CASE(2, base) RISCV_CASE(3, base) RISCV_CASE(4, base) \
-  RISCV_CASE(5, base) RISCV_CASE(6, base) RISCV_CASE(7, base) RISCV_CASE(8, base) RISCV_CASE(9, base) \
-  RISCV_CASE(10, base) RISCV_CASE(11, base) RISCV_CASE(12, base) RISCV_CASE(13, base) RISCV_CASE(14, base) \
-  RISCV_CASE(15, base) RISCV_CASE(16, base) RISCV_CASE(17, base) RISCV_CASE(18, base) RISCV_CASE(19, base) \
-  RISCV_CASE(20, base) RISCV_CASE(21, base) RISCV_CASE(22, base) RISCV_CASE(23, base) RISCV_CASE(24, base) \
-  RISCV_CASE(25, base) RISCV_CASE(26, base) RISCV_CASE(27, base) RISCV_CASE(28, base) RISCV_CASE(29, base) \
-  RISCV_CASE(30, base) RISCV_CASE(31, base)
+/* CSR base + k into v where n is k: an if-else chain, which compilers make
+   a jump table */
+#define RISCV_CSR(k, base) \
+  if (n == k) __asm__ __volatile__("csrr %0, %1" : "=r"(v) : "i"(base + k));
+#define RISCV_CSRS(base) \
+  RISCV_CSR(0, base) else RISCV_CSR(1, base) else RISCV_CSR(2, base) \
+  else RISCV_CSR(3, base) else RISCV_CSR(4, base) else RISCV_CSR(5, base) \
+  else RISCV_CSR(6, base) else RISCV_CSR(7, base) else RISCV_CSR(8, base) \
+  else RISCV_CSR(9, base) else RISCV_CSR(10, base) else RISCV_CSR(11, base) \
+  else RISCV_CSR(12, base) else RISCV_CSR(13, base) else RISCV_CSR(14, base) \
+  else RISCV_CSR(15, base) else RISCV_CSR(16, base) else RISCV_CSR(17, base) \
+  else RISCV_CSR(18, base) else RISCV_CSR(19, base) else RISCV_CSR(20, base) \
+  else RISCV_CSR(21, base) else RISCV_CSR(22, base) else RISCV_CSR(23, base) \
+  else RISCV_CSR(24, base) else RISCV_CSR(25, base) else RISCV_CSR(26, base) \
+  else RISCV_CSR(27, base) else RISCV_CSR(28, base) else RISCV_CSR(29, base) \
+  else RISCV_CSR(30, base) else RISCV_CSR(31, base)
 
 static inline unsigned long riscv_csr(unsigned int n)
 {
   unsigned long v = 0;
-  switch (n) { RISCV_CASES(0xc00) }
+  RISCV_CSRS(0xc00)
   return v;
 }
 
@@ -25,7 +31,7 @@ static inline unsigned long riscv_csr(unsigned int n)
 static inline unsigned long riscv_csrh(unsigned int n)
 {
   unsigned long v = 0;
-  switch (n) { RISCV_CASES(0xc80) }
+  RISCV_CSRS(0xc80)
   return v;
 }
 

@@ -21,7 +21,10 @@ long long ticks_setup(struct cpucycles_probe *probe)
   if (!cpucycles_read_knob(CPUCYCLES_PERF_USER_ACCESS, &access))
     probe->may_trap = 1;
   else if (access != 2) {
-    cpucycles_say(probe, "perf_user_access is %ld: user rdcycle only through perf (see the perfrdcycle counter)", access);
+    cpucycles_say(
+        probe,
+        "perf_user_access is %ld: user rdcycle only through perf (see the perfrdcycle counter)",
+        access);
     return CPUCYCLES_SKIP;
   }
   return CPUCYCLES_CYCLECOUNTER;

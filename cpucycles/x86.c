@@ -39,7 +39,8 @@ static int vendor(const unsigned int r[4])
 {
   const unsigned int name[3] = { r[1], r[3], r[2] };
   if (!memcmp(name, "GenuineIntel", 12)) return CPUCYCLES_X86_INTEL;
-  return !memcmp(name, "AuthenticAMD", 12) || !memcmp(name, "HygonGenuine", 12) ? CPUCYCLES_X86_AMD : 0;
+  return !memcmp(name, "AuthenticAMD", 12) || !memcmp(name, "HygonGenuine", 12) ? CPUCYCLES_X86_AMD
+                                                                                : 0;
 }
 
 /* CPUID 0x80000007 EDX bit 8: the TSC runs at a constant rate */
@@ -62,7 +63,8 @@ static int invariant(const struct cpucycles_probe *probe)
 static long long crystal_table(unsigned int model)
 {
   /* Skylake client; Kaby, Amber, Whiskey, Coffee Lake; Comet Lake */
-  if (model == 0x4e || model == 0x5e || model == 0x8e || model == 0x9e || model == 0xa5 || model == 0xa6)
+  if (model == 0x4e || model == 0x5e || model == 0x8e || model == 0x9e || model == 0xa5 ||
+      model == 0xa6)
     return 24000000;
   /* Skylake, Cascade Lake, Cooper Lake server; Goldmont D (Denverton) */
   if (model == 0x55 || model == 0x5f) return 25000000;
@@ -77,7 +79,13 @@ long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char *
   unsigned int r[4], max = leaf(probe, 0, r), model, guest, khz;
   int intel = vendor(r) == CPUCYCLES_X86_INTEL;
 
-  if (!max && !r[1]) { *words = "no CPUID"; return 0; }
+  if (!max && !r[1]) {
+
+    *words = "no CPUID";
+
+    return 0;
+
+  }
   leaf(probe, 1, r);
   /* only family 6 models are in the crystal table: 0 for other families */
   model = ((r[0] >> 8) & 15) == 6 ? ((r[0] >> 4) & 15) | ((r[0] >> 12) & 0xf0) : 0;
@@ -85,13 +93,25 @@ long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char *
 
   /* a guest without a stated rate asks no more leaves */
   khz = guest && leaf(probe, 0x40000000, r) >= 0x40000010 ? leaf(probe, 0x40000010, r) : 0;
-  if (guest && !khz) { *words = "hypervisor states no TSC rate"; return 0; }
-  if (!invariant(probe)) { *words = "TSC not invariant (CPUID 0x80000007)"; return 0; }
-  if (khz) { *words = "TSC rate from hypervisor CPUID 0x40000010"; return khz * 1000LL; }
+  if (guest && !khz) {
+    *words = "hypervisor states no TSC rate";
+    return 0;
+  }
+  if (!invariant(probe)) {
+    *words = "TSC not invariant (CPUID 0x80000007)";
+    return 0;
+  }
+  if (khz) {
+    *words = "TSC rate from hypervisor CPUID 0x40000010";
+    return khz * 1000LL;
+  }
   if (max >= 0x15) {
     unsigned int den = leaf(probe, 0x15, r), num = r[1];
     long long hz, base;
-    if (den && num && r[2]) { *words = "TSC rate from CPUID 0x15"; return (long long) r[2] * num / den; }
+    if (den && num && r[2]) {
+      *words = "TSC rate from CPUID 0x15";
+      return (long long) r[2] * num / den;
+    }
     /* leaf 0x16's base frequency, asked only now that 0x15 falls short */
     base = max >= 0x16 && intel ? (leaf(probe, 0x16, r) & 0xffff) * 1000000LL : 0;
     /* The table's crystal, unless the base frequency disagrees by more
@@ -102,8 +122,14 @@ long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char *
        their 25 MHz. */
     hz = den && num && intel ? crystal_table(model) * num / den : 0;
     if (base && (hz * 50 < base * 49 || hz * 50 > base * 51)) hz = 0;
-    if (hz) { *words = "TSC rate from CPUID 0x15 and the crystal table"; return hz; }
-    if (base) { *words = "TSC rate from CPUID 0x16 base frequency"; return base; }
+    if (hz) {
+      *words = "TSC rate from CPUID 0x15 and the crystal table";
+      return hz;
+    }
+    if (base) {
+      *words = "TSC rate from CPUID 0x16 base frequency";
+      return base;
+    }
   }
   *words = "CPUID states no TSC rate";
   return 0;
@@ -116,7 +142,8 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(const struct cpucycles_pro
   facts.vendor = vendor(r);
   /* leaf 0xA (architectural PMU) matters only to the Intel counters; its
      fixed-counter fields exist from version 2 */
-  facts.pmc_version = facts.vendor == CPUCYCLES_X86_INTEL && max >= 0xa ? leaf(probe, 0xa, r) & 0xff : 0;
+  facts.pmc_version =
+      facts.vendor == CPUCYCLES_X86_INTEL && max >= 0xa ? leaf(probe, 0xa, r) & 0xff : 0;
   facts.fixed_counters = facts.pmc_version >= 2 ? r[3] & 0x1f : 0;
   facts.fixed_width = facts.pmc_version >= 2 ? (r[3] >> 5) & 0xff : 0;
   return &facts;
@@ -144,7 +171,8 @@ long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe)
   long long hz;
   if (!probe->round || probe->round != round) faults = cpucycles_os_tsc_faults();
   round = probe->round;
-  if (faults > 0) return cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)"); /* SKIP */
+  if (faults > 0)
+    return cpucycles_say(probe, "RDTSC faults in this process (prctl PR_SET_TSC)"); /* SKIP */
   /* this OS cannot say whether RDTSC may run: the wrapper tries it under
      its guard */
   if (faults < 0) probe->may_trap = 1;

@@ -13,7 +13,8 @@ CPUCYCLES_COLD long long cpucycles_x86_tsc_probe(struct cpucycles_probe *probe);
 
 /* The stated TSC rate behind that (0 if none), and the words saying where
    it came from or why there is none. */
-CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char **words);
+CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe,
+                                              const char **words);
 
 /* What the RDPMC counters need to know about the CPU, made on each call
    from the answers of probe's selection (setups alone call it: its struct
@@ -26,11 +27,13 @@ struct cpucycles_x86_facts {
   unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
   unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */
 };
-CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_facts(const struct cpucycles_probe *probe);
+CPUCYCLES_COLD const struct cpucycles_x86_facts *
+cpucycles_x86_facts(const struct cpucycles_probe *probe);
 
 /* The facts where the counters of Intel's fixed-function counter 1 can
    start: an Intel CPU with a PMU exposed.  Else 0, after saying why. */
-CPUCYCLES_COLD const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
+CPUCYCLES_COLD const struct cpucycles_x86_facts *
+cpucycles_x86_intel_pmu(struct cpucycles_probe *probe);
 
 /* RDPMC of the counter ECX names (bit 30: fixed-function).  Faults unless
    the OS lets user code run RDPMC. */

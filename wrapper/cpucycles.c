@@ -25,7 +25,8 @@ long long (*cpucycles)(void) = first_call;
 enum { NOT_STARTED, RUNNING, DONE }; /* a job's state */
 
 static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
-static CPUCYCLES_THREAD int running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
+static CPUCYCLES_THREAD int
+    running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
 /* the trace printer, set by cpucycles_tracesetup() (trace.c): a program
    that never traces links neither it nor stdio */
 static cpucycles_printer *printer;
@@ -39,7 +40,8 @@ static struct cpucycles_selection selection;
    was the main thread (a zombie, still there for tgkill) or its id was
    already reused.  Made robust when the library is loaded and after
    fork; a call before that finds a plain one. */
-static pthread_mutex_t selection_lock = PTHREAD_MUTEX_INITIALIZER, persecond_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t selection_lock = PTHREAD_MUTEX_INITIALIZER,
+                       persecond_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void make_lock(pthread_mutex_t *lock)
 {
@@ -171,7 +173,8 @@ static long long first_call(void)
    chosen counter is unscaled and its own rate is the one to report. */
 static void persecond_job(void)
 {
-  cpucycles_persecond_settle(cpucycles_counters, &selection, selection.chosen, selection.chosen + 1);
+  cpucycles_persecond_settle(cpucycles_counters, &selection, selection.chosen,
+                             selection.chosen + 1);
 }
 
 /* this thread's estimate from a handler inside its own first call */
@@ -183,7 +186,8 @@ long long cpucycles_persecond(void)
   /* re-entered from a handler inside the first call: estimate afresh,
      once per thread (a handler run by a fast timer must not spend its
      whole interval reading files, or the first call never ends) */
-  if (!once(&selection_state, &selection_lock, select_job) || !once(&persecond_state, &persecond_lock, persecond_job)) {
+  if (!once(&selection_state, &selection_lock, select_job) ||
+      !once(&persecond_state, &persecond_lock, persecond_job)) {
     if (!reentered) reentered = cpucycles_persecond_estimate(&source);
     return reentered;
   }
@@ -193,7 +197,8 @@ long long cpucycles_persecond(void)
 const char *cpucycles_implementation(void)
 {
   /* re-entered from a handler inside the first call: the last resort */
-  if (!once(&selection_state, &selection_lock, select_job)) return cpucycles_counters[cpucycles_counter_count - 1].name;
+  if (!once(&selection_state, &selection_lock, select_job))
+    return cpucycles_counters[cpucycles_counter_count - 1].name;
   return cpucycles_counters[selection.chosen].name;
 }
 
@@ -208,7 +213,8 @@ static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
   once(&persecond_state, &persecond_lock, persecond_job);
-  if (s->candidate[s->chosen].precision && s->candidate[s->chosen].setup > 0) cpucycles_rate(cpucycles_counters, s, s->chosen);
+  if (s->candidate[s->chosen].precision && s->candidate[s->chosen].setup > 0)
+    cpucycles_rate(cpucycles_counters, s, s->chosen);
   printer(cpucycles_counters, s);
 }
 

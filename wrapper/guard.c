@@ -34,14 +34,18 @@ static CPUCYCLES_THREAD volatile sig_atomic_t caught;
 
 CPUCYCLES_COLD static void handler(int sig, siginfo_t *info, void *context);
 
-static int ours(const struct sigaction *a) { return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler; }
+static int ours(const struct sigaction *a)
+{
+  return (a->sa_flags & SA_SIGINFO) && a->sa_sigaction == handler;
+}
 
 /* Puts the program's handler back where ours is still installed (one
    that goes in between the look and the swap is put back in turn). */
 static void put_back(int i)
 {
   struct sigaction now;
-  if (sigaction(guarded[i], 0, &now) == 0 && ours(&now) && sigaction(guarded[i], &previous[i], &now) == 0 && !ours(&now))
+  if (sigaction(guarded[i], 0, &now) == 0 && ours(&now) &&
+      sigaction(guarded[i], &previous[i], &now) == 0 && !ours(&now))
     sigaction(guarded[i], &now, 0);
 }
 
@@ -96,7 +100,8 @@ int cpucycles_guard_read(long long (*ticks)(void))
   sigemptyset(&unblock);
   up = ever = 1;
   for (i = 0; i < GUARDED; ++i) {
-    if (!sigismember(&mask, guarded[i]) || !sigismember(&pending, guarded[i])) sigaddset(&unblock, guarded[i]);
+    if (!sigismember(&mask, guarded[i]) || !sigismember(&pending, guarded[i]))
+      sigaddset(&unblock, guarded[i]);
     /* saved before the swap, so another thread's signal finds it at once;
        ours, left by a guard still up, stands for what that one saved */
     if (sigaction(guarded[i], 0, &old) == 0 && !ours(&old)) previous[i] = old;

@@ -18,7 +18,8 @@ struct cpucycles_candidate {
   double scaling;      /* cycles per tick (1: read as it is) */
   long long penalty;   /* its class's, from select.c */
   int only32;
-  long long measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
+  long long
+      measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
   const char *fail;    /* the wrapper's words when it dropped the counter */
   int unmeasured;      /* set up, but left unmeasured: it could not win */
   struct cpucycles_probe probe; /* the counter's own words and flags */
@@ -41,8 +42,8 @@ struct cpucycles_selection {
    (tests replace both through the OS seam).  With a formatter (vsnprintf:
    a trace asked) every counter is measured and its probe's words made.
    Fills *out; never fails. */
-CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycles_format *format,
-                      struct cpucycles_selection *out);
+CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int count,
+                                     cpucycles_format *format, struct cpucycles_selection *out);
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */
@@ -56,8 +57,10 @@ CPUCYCLES_COLD void cpucycles_guard_forget(void);
    says ticks is CLOCK_MONOTONIC in nanoseconds, which the scaled read
    then reads itself.  cpucycles_read_trial: the same for the precision
    test, unpublished (scaling 1, as for only32 counters: ticks itself). */
-CPUCYCLES_COLD long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void);
-CPUCYCLES_COLD long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int clock))(void);
+CPUCYCLES_COLD long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
+                                              double hz, int clock))(void);
+CPUCYCLES_COLD long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling,
+                                                int clock))(void);
 long long cpucycles_read_scaled(void);
 long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
@@ -65,12 +68,14 @@ long long cpucycles_read_extended(void);
 /* cpucycles.c, for cpucycles_tracesetup() in trace.c: print is to print
    the trace, by the first call if it is still to come (which then makes
    the probes' words with format), else now. */
-typedef void cpucycles_printer(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+typedef void cpucycles_printer(const struct cpucycles_counter *table,
+                               const struct cpucycles_selection *s);
 CPUCYCLES_COLD void cpucycles_trace_ask(cpucycles_printer *print, cpucycles_format *format);
 
 /* trace.c: the trace of selection s over table (doc/api.md), ending
    with the chosen counter's class and what it means, in words. */
-CPUCYCLES_COLD void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s);
+CPUCYCLES_COLD void cpucycles_trace_print(const struct cpucycles_counter *table,
+                                          const struct cpucycles_selection *s);
 
 /* persecond.c: the environment variable that is its last source, and
    the source's name once it was taken */
@@ -84,18 +89,20 @@ CPUCYCLES_COLD long long cpucycles_persecond_estimate(const char **source);
    only the default guess, the first working core cycle counter among
    table[from..to) gives its rate instead ("measured", in a few ms).
    Returns that counter's index, or -1 where none was timed here. */
-CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s,
-                                              int from, int to);
+CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table,
+                                              struct cpucycles_selection *s, int from, int to);
 
 /* persecond.c: the rate of ticks in ticks per second, over each of
    CPUCYCLES_RATE_WINDOWS windows of 1 ms against the monotonic clock
    (modulo 2^32 where only32), in increasing order. */
 #define CPUCYCLES_RATE_WINDOWS 3
-CPUCYCLES_COLD void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS]);
+CPUCYCLES_COLD void cpucycles_rates(long long (*ticks)(void), int only32,
+                                    double hz[CPUCYCLES_RATE_WINDOWS]);
 
 /* persecond.c: counter k's rate, the median window, timed the first time
    it is asked for and kept in s->candidate[k] for whoever asks next (the
    32-bit extension, persecond, the trace's check of a stated rate). */
-CPUCYCLES_COLD long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k);
+CPUCYCLES_COLD long long cpucycles_rate(const struct cpucycles_counter *table,
+                                        struct cpucycles_selection *s, int k);
 
 #endif

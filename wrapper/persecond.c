@@ -33,7 +33,10 @@
 #define BLANK(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
 
 /* hz where it may be a CPU's rate, else 0 */
-static long long plausible(long long hz) { return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX ? hz : 0; }
+static long long plausible(long long hz)
+{
+  return hz >= PERSECOND_MIN && hz <= PERSECOND_MAX ? hz : 0;
+}
 
 /* Text of n bytes that is one number (times 10^exp10) with white space
    around it, or 0.  A NUL inside the text is junk, not its end.  The
@@ -61,8 +64,10 @@ static long long from_file(const char *path, char text[TEXT_BYTES + 2], int exp1
 /* /proc/cpuinfo keys, all in decimal MHz: x86 "cpu MHz", LoongArch
    "CPU MHz", s390x "cpu MHz static", PowerPC "clock" (value ends in MHz). */
 static const char *const mhz_keys[] = { "cpu MHz", "CPU MHz", "cpu MHz static", "clock", 0 };
-static const char *const mhz_sources[] = { "cpuinfo /proc/cpuinfo cpu MHz", "cpuinfo /proc/cpuinfo CPU MHz",
-                                           "cpuinfo /proc/cpuinfo cpu MHz static", "cpuinfo /proc/cpuinfo clock" };
+static const char *const mhz_sources[] = { "cpuinfo /proc/cpuinfo cpu MHz",
+                                           "cpuinfo /proc/cpuinfo CPU MHz",
+                                           "cpuinfo /proc/cpuinfo cpu MHz static",
+                                           "cpuinfo /proc/cpuinfo clock" };
 /* the value is one number, perhaps followed by "MHz": one_number() once that
    and the blanks after it are cut off */
 static long long mhz_value(const char *s, const char *eol)
@@ -96,11 +101,16 @@ long long cpucycles_persecond_estimate(const char **source)
   const char *env = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV);
   long long hz;
   int key;
-  if ((hz = from_file("/etc/cpucyclespersecond", text, 0, 1))) *source = "file /etc/cpucyclespersecond";
-  else if ((hz = from_file(CPUFREQ "scaling_setspeed", text, 3, 0))) *source = "sysfs cpufreq scaling_setspeed";
-  else if ((hz = from_file(CPUFREQ "scaling_max_freq", text, 3, 0))) *source = "sysfs cpufreq scaling_max_freq";
-  else if ((hz = from_file("/sys/devices/system/cpu/cpu0/clock_tick", text, 0, 0))) *source = "sysfs clock_tick";
-  else if ((hz = cpucycles_cpuinfo(mhz_keys, mhz_value, text, TEXT_BYTES + 1, CPUINFO_FIRST + 1, CPUINFO_MOST, &key)))
+  if ((hz = from_file("/etc/cpucyclespersecond", text, 0, 1)))
+    *source = "file /etc/cpucyclespersecond";
+  else if ((hz = from_file(CPUFREQ "scaling_setspeed", text, 3, 0)))
+    *source = "sysfs cpufreq scaling_setspeed";
+  else if ((hz = from_file(CPUFREQ "scaling_max_freq", text, 3, 0)))
+    *source = "sysfs cpufreq scaling_max_freq";
+  else if ((hz = from_file("/sys/devices/system/cpu/cpu0/clock_tick", text, 0, 0)))
+    *source = "sysfs clock_tick";
+  else if ((hz = cpucycles_cpuinfo(mhz_keys, mhz_value, text, TEXT_BYTES + 1, CPUINFO_FIRST + 1,
+                                   CPUINFO_MOST, &key)))
     *source = mhz_sources[key];
   else if ((hz = from_sysctl())) *source = "sysctl hw.cpufrequency";
   else if (env && (hz = one_number(env, strlen(env), 0, 1))) *source = CPUCYCLES_PERSECOND_FROM_ENV;
@@ -141,11 +151,16 @@ void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_R
     r1 = endpoint(ticks, &t1);
     moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
     hz[i] = moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
-    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) v = hz[j], hz[j] = hz[j - 1], hz[j - 1] = v;
+    for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) {
+      v = hz[j];
+      hz[j] = hz[j - 1];
+      hz[j - 1] = v;
+    }
   }
 }
 
-long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s, int k)
+long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles_selection *s,
+                         int k)
 {
   double hz[CPUCYCLES_RATE_WINDOWS];
   if (s->candidate[k].measured_hz) return s->candidate[k].measured_hz;
@@ -153,7 +168,8 @@ long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles
   return s->candidate[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
 }
 
-int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s, int from, int to)
+int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s,
+                               int from, int to)
 {
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);
   for (; from < to && !strcmp(s->persecond_source, "default"); ++from) {

@@ -47,7 +47,8 @@ static long long scaled(const struct reading *r)
 {
   unsigned long long d = (unsigned long long) (r->raw() - r->from);
   if (d < 1ULL << 32) return r->base + (long long) ((d * r->mult) >> r->shift); /* the usual gap */
-  return r->base + ((long long) d >= 0 ? (long long) scale_up(r, d) : -(long long) scale_up(r, 0ULL - d));
+  return r->base +
+         ((long long) d >= 0 ? (long long) scale_up(r, d) : -(long long) scale_up(r, 0ULL - d));
 }
 
 /* default-monotonic: the clock read here rather than through its ticks(),
@@ -58,7 +59,8 @@ static long long clock_scaled(const struct reading *r)
 {
   struct timespec t;
   if (clock_gettime(CLOCK_MONOTONIC, &t) != 0) return r->base;
-  return r->base + (t.tv_sec - r->sec0) * r->per_second + (long long) (((unsigned long long) t.tv_nsec * r->mult) >> r->shift);
+  return r->base + (t.tv_sec - r->sec0) * r->per_second +
+         (long long) (((unsigned long long) t.tv_nsec * r->mult) >> r->shift);
 }
 
 long long cpucycles_read_scaled(void) { return scaled(reading()); }
@@ -83,28 +85,35 @@ long long cpucycles_read_extended(void)
   double wraps = ((double) (now - then) * r->ticks_per_ns - (double) moved) / WRAP + 0.5;
 
   value += moved + (wraps < 1 ? 0 : (long long) wraps) * 4294967296LL;
-  last_value = value, last_ns = now, last_set = 1;
+  last_value = value;
+  last_ns = now;
+  last_set = 1;
   return value;
 }
 
 /* Sets r to scale ticks and returns the read through it: ticks itself at
    scaling 1, the monotonic clock read directly where clock says ticks is it */
-static long long (*set_scale(struct reading *r, long long (*ticks)(void), double scaling, int clock))(void)
+static long long (*set_scale(struct reading *r, long long (*ticks)(void), double scaling,
+                             int clock))(void)
 {
   struct timespec t;
   if (scaling == 1) return ticks;
   r->raw = ticks;
-  for (r->shift = 32; r->shift > 0 && scaling * (double) (1ULL << r->shift) >= WRAP; --r->shift) continue;
+  for (r->shift = 32; r->shift > 0 && scaling * (double) (1ULL << r->shift) >= WRAP; --r->shift)
+    continue;
   r->mult = (unsigned long long) (scaling * (double) (1ULL << r->shift) + 0.5);
   if (clock && clock_gettime(CLOCK_MONOTONIC, &t) == 0) {
     r->sec0 = t.tv_sec;
     r->per_second = (long long) (scaling * 1e9 + 0.5);
-    r->base = (long long) (((unsigned long long) t.tv_sec * (unsigned long long) r->per_second) & ((1ULL << 62) - 1));
+    r->base = (long long) (((unsigned long long) t.tv_sec * (unsigned long long) r->per_second) &
+                           ((1ULL << 62) - 1));
     return r == &trial ? trial_clock : cpucycles_read_clock;
   }
   r->from = ticks();
   /* positive, and the same in every process (the product mod 2^64 is exact) */
-  r->base = r->from > 0 ? (long long) (scale_up(r, (unsigned long long) r->from) & ((1ULL << 62) - 1)) : 0;
+  r->base = r->from > 0
+                ? (long long) (scale_up(r, (unsigned long long) r->from) & ((1ULL << 62) - 1))
+                : 0;
   return r == &trial ? trial_scaled : cpucycles_read_scaled;
 }
 
@@ -113,7 +122,8 @@ long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int c
   return set_scale(&trial, ticks, scaling, clock);
 }
 
-long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz, int clock))(void)
+long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz,
+                               int clock))(void)
 {
   /* the caller's release store of cpucycles publishes chosen */
   if (!only32) return set_scale(&chosen, ticks, scaling, clock);

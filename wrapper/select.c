@@ -69,13 +69,15 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycle
     if (!strcmp(table[i].name, out->wanted)) wanted = i;
   if (wanted >= 0) try_counter(&w, wanted);
   if (out->wanted && out->chosen < 0)
-    out->wanted_refused = wanted < 0 ? "no such counter in this build" : out->candidate[wanted].fail;
+    out->wanted_refused =
+        wanted < 0 ? "no such counter in this build" : out->candidate[wanted].fail;
 
   if (out->chosen < 0)
     for (i = 0; i < count; ++i) try_counter(&w, i);
   else
     for (i = 0; i < count; ++i)
-      if (i != wanted) out->candidate[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
+      if (i != wanted)
+        out->candidate[i].fail = "not tried: CPUCYCLES_IMPLEMENTATION named another counter";
 
   for (i = 0; i < count; ++i)
     if (i != out->chosen && w.open[i]) table[i].close();
@@ -88,7 +90,8 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycle
   /* a 32-bit counter is extended at its own rate, timed here */
   t = &out->candidate[out->chosen];
   out->read = cpucycles_read_use(table[out->chosen].ticks, t->scaling, t->only32,
-                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0, t->probe.monotonic_ns);
+                                 t->only32 ? (double) cpucycles_rate(table, out, out->chosen) : 0,
+                                 t->probe.monotonic_ns);
 }
 
 /* persecond, asked only when a counter needs it: made once, by a working
@@ -103,7 +106,11 @@ static long long persecond(struct selecting *w)
 /* the guard catches only these */
 static const char *signal_words(int sig)
 {
-  return sig == SIGILL ? "SIGILL" : sig == SIGFPE ? "SIGFPE" : sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : "SIGABRT";
+  return sig == SIGILL    ? "SIGILL"
+         : sig == SIGFPE  ? "SIGFPE"
+         : sig == SIGBUS  ? "SIGBUS"
+         : sig == SIGSEGV ? "SIGSEGV"
+                          : "SIGABRT";
 }
 
 /* Counters are measured alone: an event an earlier counter left open can
@@ -115,7 +122,10 @@ static void close_others(struct selecting *w, int i)
 {
   int k;
   for (k = 0; k < w->out->count; ++k)
-    if (k != i && w->open[k]) w->table[k].close(), w->open[k] = 0;
+    if (k != i && w->open[k]) {
+      w->table[k].close();
+      w->open[k] = 0;
+    }
   w->open[i] = 1;
 }
 
@@ -136,7 +146,8 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
   cpucycles_rates(ticks, 0, hz);
   if (hz[0] <= 0) return 0;
   for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
-    double n = (double) (long long) ((double) persecond / hz[CPUCYCLES_RATE_WINDOWS / 2] * d + 0.5), off;
+    double n = (double) (long long) ((double) persecond / hz[CPUCYCLES_RATE_WINDOWS / 2] * d + 0.5),
+           off;
     int fits = n >= 1;
     for (i = 0; fits && i < CPUCYCLES_RATE_WINDOWS; ++i) {
       off = (double) persecond / hz[i] * d - n;
@@ -156,8 +167,12 @@ static void add_step(long long step[], int seen[], long long s)
   for (i = 0; i < STEPS_KEPT && step[i] && step[i] < s; ++i) continue;
   if (i == STEPS_KEPT) return;
   if (step[i] != s) { /* a new step: the larger ones move up, the largest out */
-    for (j = STEPS_KEPT - 1; j > i; --j) step[j] = step[j - 1], seen[j] = seen[j - 1];
-    step[i] = s, seen[i] = 0;
+    for (j = STEPS_KEPT - 1; j > i; --j) {
+      step[j] = step[j - 1];
+      seen[j] = seen[j - 1];
+    }
+    step[i] = s;
+    seen[i] = 0;
   }
   ++seen[i];
 }
@@ -216,10 +231,15 @@ static int set_up(struct selecting *w, int i)
   t->probe.round = w->round;
   t->setup = counter->setup(&t->probe);
   if (t->setup == CPUCYCLES_SKIP) why = "setup skipped";
-  else if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks))) why = signal_words(crash);
+  else if (t->probe.may_trap && (crash = cpucycles_guard_read(counter->ticks)))
+    why = signal_words(crash);
   else if (t->setup == CPUCYCLES_CYCLECOUNTER) t->penalty = PENALTY_CYCLECOUNTER;
-  else if (t->setup == CPUCYCLES_EXTEND32) t->penalty = PENALTY_EXTEND32, t->only32 = 1;
-  else if (t->setup == CPUCYCLES_MAYBECYCLECOUNTER || t->setup == CPUCYCLES_FINDMULTIPLIER || t->setup > 0)
+  else if (t->setup == CPUCYCLES_EXTEND32) {
+    t->penalty = PENALTY_EXTEND32;
+    t->only32 = 1;
+  }
+  else if (t->setup == CPUCYCLES_MAYBECYCLECOUNTER || t->setup == CPUCYCLES_FINDMULTIPLIER ||
+           t->setup > 0)
     t->penalty = PENALTY_OFFCORE;
   else why = "unknown setup class";
   if (why) reject(w, i, why);
@@ -236,21 +256,25 @@ static void measure(struct selecting *w, int i)
   long long step;
 
   t->scaling = t->setup > 0 ? (double) persecond(w) / (double) t->setup : 1;
-  if (t->setup == CPUCYCLES_FINDMULTIPLIER && !(t->scaling = find_multiplier(ticks, persecond(w)))) {
+  if (t->setup == CPUCYCLES_FINDMULTIPLIER &&
+      !(t->scaling = find_multiplier(ticks, persecond(w)))) {
     reject(w, i, "its rate is no n/d multiple of persecond");
     return;
   }
   close_others(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
      extension */
-  step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry, &fail);
+  step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry,
+                   &fail);
   if (!step) { /* a try that failed before one that passed is not a failure */
     reject(w, i, fail);
     return;
   }
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
-  t->fail = 0, t->unmeasured = 0;
-  if (w->out->chosen < 0 || t->precision < w->out->candidate[w->out->chosen].precision) w->out->chosen = i;
+  t->fail = 0;
+  t->unmeasured = 0;
+  if (w->out->chosen < 0 || t->precision < w->out->candidate[w->out->chosen].precision)
+    w->out->chosen = i;
 }
 
 /* A counter that cannot beat the best so far is left unmeasured; such
@@ -262,8 +286,10 @@ static void try_counter(struct selecting *w, int i)
   struct cpucycles_candidate *c = w->out->candidate;
   int k, best = w->out->chosen;
   if (!set_up(w, i)) return;
-  if (!w->format && best >= 0 && SMALLEST_STEP + c[i].penalty + ORDER_BUMP * w->working >= c[best].precision) {
-    c[i].fail = "not measured: cannot beat the counter already found", c[i].unmeasured = 1;
+  if (!w->format && best >= 0 &&
+      SMALLEST_STEP + c[i].penalty + ORDER_BUMP * w->working >= c[best].precision) {
+    c[i].fail = "not measured: cannot beat the counter already found";
+    c[i].unmeasured = 1;
     return;
   }
   for (k = 0; k < i; ++k)

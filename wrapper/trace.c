@@ -25,34 +25,47 @@ static void print_wanted(const char *variable, const char *value)
    PMU (no_pmu) or cpucycles-open (locked); -1 where none does.  What each
    class means for a number is in cpucycles-info(1).  A class unknown to
    selection never gets here: it drops the counter. */
-static void print_verdict(const struct cpucycles_counter *table, const struct cpucycles_selection *s, int no_pmu,
-                          int locked)
+static void print_verdict(const struct cpucycles_counter *table,
+                          const struct cpucycles_selection *s, int no_pmu, int locked)
 {
   const char *c = table[s->chosen].name;
-  long long kind = s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
+  long long kind =
+      s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
 
   if (kind > 0) printf("cpucycles class %s offcore rate %lld\n", c, kind);
-  else printf("cpucycles class %s %s\n", c, kind == CPUCYCLES_CYCLECOUNTER ? "core"
-              : kind == CPUCYCLES_EXTEND32 ? "core32" : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore"
-              : kind ? "offcore rate measured" : "none");
+  else
+    printf("cpucycles class %s %s\n", c,
+           kind == CPUCYCLES_CYCLECOUNTER        ? "core"
+           : kind == CPUCYCLES_EXTEND32          ? "core32"
+           : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore"
+           : kind                                ? "offcore rate measured"
+                                                 : "none");
   if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32)
     printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
   else if (s->wanted && !s->wanted_refused)
-    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let the library "
-           "choose\n", c);
+    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let "
+           "the library "
+           "choose\n",
+           c);
   else if (no_pmu >= 0)
-    printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can work and "
-           "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose it\n",
+    printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can "
+           "work and "
+           "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose "
+           "it\n",
            table[no_pmu].name, s->candidate[no_pmu].probe.words);
   else if (locked >= 0)
-    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel setting keeps a "
-           "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every user\n",
+    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel "
+           "setting keeps a "
+           "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every "
+           "user\n",
            table[locked].name, s->candidate[locked].probe.words);
   else
-    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the counter lines say why\n");
+    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the "
+           "counter lines say why\n");
 }
 
-void cpucycles_trace_print(const struct cpucycles_counter *table, const struct cpucycles_selection *s)
+void cpucycles_trace_print(const struct cpucycles_counter *table,
+                           const struct cpucycles_selection *s)
 {
   const char *c = table[s->chosen].name, *wanted;
   int i, no_pmu = -1, locked = -1;
@@ -60,25 +73,30 @@ void cpucycles_trace_print(const struct cpucycles_counter *table, const struct c
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
            s->candidate[i].precision, s->candidate[i].scaling, s->candidate[i].only32);
   printf("cpucycles persecond-source %s", s->persecond_source);
-  if (!strcmp(s->persecond_source, "measured")) printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
+  if (!strcmp(s->persecond_source, "measured"))
+    printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);
   printf("\n");
   if (s->wanted) {
     print_wanted("CPUCYCLES_IMPLEMENTATION", s->wanted);
-    printf(" %s%s\n", s->wanted_refused ? "refused: " : "used", s->wanted_refused ? s->wanted_refused : "");
+    printf(" %s%s\n", s->wanted_refused ? "refused: " : "used",
+           s->wanted_refused ? s->wanted_refused : "");
   }
   /* the environment's rate is the last source: say when an earlier one won */
-  if ((wanted = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV)) && strcmp(s->persecond_source, CPUCYCLES_PERSECOND_FROM_ENV)) {
+  if ((wanted = cpucycles_os_getenv(CPUCYCLES_PERSECOND_ENV)) &&
+      strcmp(s->persecond_source, CPUCYCLES_PERSECOND_FROM_ENV)) {
     print_wanted(CPUCYCLES_PERSECOND_ENV, wanted);
     printf(" ignored: %s states the rate\n", s->persecond_source);
   }
   for (i = 0; i < s->count; ++i) {
     const struct cpucycles_candidate *t = &s->candidate[i];
-    double off = t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
+    double off =
+        t->measured_hz && t->setup > 0 ? (double) t->measured_hz / (double) t->setup - 1 : 0;
     printf("cpucycles counter %s ", table[i].name);
     if (i == s->chosen && t->precision) printf("chosen: precision %lld", t->precision);
     else if (i == s->chosen) printf("chosen as the last resort: nothing else worked");
     else if (t->precision)
-      printf("not chosen: precision %lld, %s has %lld", t->precision, c, s->candidate[s->chosen].precision);
+      printf("not chosen: precision %lld, %s has %lld", t->precision, c,
+             s->candidate[s->chosen].precision);
     else { /* dropped; its probe's need, not its words, says what would help */
       printf("dropped: %s", t->fail ? t->fail : "unknown");
       if (no_pmu < 0 && t->probe.need == CPUCYCLES_NEED_PMU) no_pmu = i;
