@@ -192,16 +192,16 @@ static void killed_in_first_read(void)
 /* ---- row 4: more threads than slots, each reading every 10 ms ---- */
 
 static volatile int stop;
-static volatile long long spent_ns, calls;
+static volatile long spent_ns, calls; /* long: 32-bit machines may lack 64-bit atomics */
 
 static void *periodic(void *unused)
 {
-  long long mine = 0, n = 0;
+  long mine = 0, n = 0;
   (void) unused;
   while (!stop) {
     long long t0 = thread_ns();
     read_count();
-    mine += thread_ns() - t0;
+    mine += (long) (thread_ns() - t0);
     ++n;
     sleep_us(10000);
   }

@@ -43,6 +43,7 @@ static void cpu(const char *vendor, unsigned int max, int guest)
   cpuid_present = 1;
   leaf(0, max, word(vendor, 0), word(vendor, 2), word(vendor, 1));
   leaf(1, 0x906ea, 0, guest ? 0x80000000u : 0, 0);
+  leaf(0x80000000, 0x80000008, 0, 0, 0); /* asked on i386 before 0x80000007 */
 }
 
 static int fake_cpuid(unsigned int n, unsigned int subleaf, unsigned int r[4])
