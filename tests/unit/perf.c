@@ -539,7 +539,6 @@ static unsigned long long swapping_rdpmc(unsigned int counter)
     swap_inside = 0;
     interrupted->page = &page2;
     interrupted->base = 7000000;
-    interrupted->gen += 2; /* as a handler's renewal leaves it */
   }
   return 0;
 }
