@@ -127,9 +127,10 @@ long cpucycles_os_perf_event_open(void *attr, int pid, int cpu, int group_fd, un
   long fd = syscall(__NR_perf_event_open, attr, pid, cpu, group_fd, flags);
   long high;
   if (fd < 0) return fd;
-  high = cpucycles_os_fd_limit();
-  if (high > FD_HIGH_MOST) high = FD_HIGH_MOST;
-  high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (high * 3 / 4));
+  /* the limit is asked only where it is below FD_HIGH_MOST (EINVAL) */
+  high = fcntl((int) fd, F_DUPFD_CLOEXEC, FD_HIGH_MOST * 3 / 4);
+  if (high < 0 && errno == EINVAL)
+    high = fcntl((int) fd, F_DUPFD_CLOEXEC, (int) (cpucycles_os_fd_limit() * 3 / 4));
   if (high < 0) return fd; /* no fd free up there: keep the low one */
   cpucycles_os_close_fd((int) fd);
   return high;
