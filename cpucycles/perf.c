@@ -6,6 +6,7 @@
 #if defined(__linux__) && defined(CPUCYCLES_HAVE_PERF_EVENT)
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include "perf.h"
 
@@ -25,7 +26,7 @@
 #define RETRY_NS 1000000 /* a thread without an event tries again after 1 ms; */
 #define RETRY_MOST 100000000 /* without a slot, twice as long each time, up to 100 ms */
 #define RECLAIM_SHIFT 27 /* a look for gone threads' slots every 2^27 ns (134 ms) at most */
-#define FORK_WAIT_NS 100000000 /* fork() waits at most 100 ms for a thread's open */
+#define FORK_WAIT_NS 1000000000LL /* fork() waits at most 1 s for an open under way */
 
 static const char *errno_text(int err)
 {
@@ -273,7 +274,7 @@ CPUCYCLES_COLD static void fork_prepare(void)
   __atomic_add_fetch(&forking, 1, __ATOMIC_SEQ_CST);
   if (!LOAD(held)) return;
   for (i = 0; i < SLOTS; ++i)
-    while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) continue;
+    while (opening(&slots[i], tid) && cpucycles_os_nanoseconds() < end) sched_yield();
 }
 
 CPUCYCLES_COLD static void fork_parent(void) { __atomic_sub_fetch(&forking, 1, __ATOMIC_SEQ_CST); }
