@@ -140,12 +140,17 @@ static void machine_lines(void)
 
 int main(int argc, char **argv)
 {
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("cpucycles-info %s\n", cpucycles_version());
+    return fflush(stdout) != 0;
+  }
   if (argc > 1) {
     int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
     if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[1]);
     fputs("usage: cpucycles-info\n"
           "Prints which cycle counter libcpucycles chooses on this machine, why, and what\n"
-          "its counts mean (cpucycles-info(1)); it takes no options.\n", help ? stdout : stderr);
+          "its counts mean (cpucycles-info(1)); --version prints the version.\n",
+          help ? stdout : stderr);
     return help ? 0 : 2;
   }
   printf("cpucycles version %s\n", cpucycles_version());

@@ -208,6 +208,14 @@ else
   fi
 fi
 
+# --version prints one line, the library's version
+v=$($RUN "$PACKAGE/bin/cpucycles-info" --version 2> /dev/null); vs=$?
+want=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
+if [ $vs = 0 ] && [ "$v" = "cpucycles-info $want" ]; then
+  pass info_version_option
+else
+  fail info_version_option "status $vs: '$v' (want 'cpucycles-info $want')"
+fi
 # --help says how to use it and exits 0; anything else is refused, status 2
 h=$($RUN "$PACKAGE/bin/cpucycles-info" --help 2> /dev/null); hs=$?
 $RUN "$PACKAGE/bin/cpucycles-info" --bogus > "${TMPDIR:-/tmp}/info-bogus.$$" 2>&1; bs=$?
