@@ -80,7 +80,8 @@ static const char *errno_text(int err)
      (its thread gone) and close() (nobody reads that counter), never in a
      child (not there); an event given up while its thread lives is
      disabled first, so its page gives no more;
-   - an fd opens only while no fork() copies the table (fork_prepare).
+   - an fd opens, and a record of one goes, only while no fork() copies
+     the table (fork_prepare(), frozen()).
 
    A thread's own state (struct cpucycles_perf_thread, perf.h):
    slot 0            no slot: counts time, claims one at retry_ns
@@ -177,6 +178,17 @@ static void empty(struct slot *s, unsigned int word, int unmap)
   __atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }
 
+/* Whether a fork() is under way, checked once s is taken from word: then
+   s is put back as it was.  fork() copies the fd table early and memory
+   later, so while it runs no record of an fd may go: the child would
+   keep the fd and find no record of it. */
+static int frozen(struct slot *s, unsigned int word)
+{
+  if (!__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) return 0;
+  __atomic_store_n(&s->word, word, __ATOMIC_RELEASE);
+  return 1;
+}
+
 /* Gives back the slots of threads that are gone, whatever they left. */
 static void reclaim(int tid, int unmap)
 {
@@ -184,7 +196,9 @@ static void reclaim(int tid, int unmap)
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
     if ((word & 3) == FREE || !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word))) continue;
-    if (take(&slots[i], word, tid)) empty(&slots[i], word, unmap);
+    if (!take(&slots[i], word, tid)) continue;
+    if (frozen(&slots[i], word)) return;
+    empty(&slots[i], word, unmap);
   }
 }
 
@@ -508,6 +522,10 @@ CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
   events_count(c, t);
   t->slot = 0;
   if (!s || !take(s, t->word, tid)) return 0;
+  if (frozen(s, t->word)) {
+    t->slot = (int) (s - slots) + 1; /* still t's: given up after the fork */
+    return 0;
+  }
   drop_events(s, 1);
   return s;
 }
@@ -554,6 +572,7 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c,
   s = give_up(c, t, tid);
   t->base = t->last;
   t->last_ns = now;
+  if (!s && t->slot) goto done; /* a fork is under way: after it */
   if (exited || now - t->retry_ns < 0) {
     if (s) keep(t, s);
     goto done;

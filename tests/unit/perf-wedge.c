@@ -330,12 +330,7 @@ static void fork_while_opening(void)
   }
   stop = 1;
   for (k = 0; k < made; ++k) pthread_join(t[k], 0);
-  /* Known: under heavy load from other processes, 1 child in a few
-     thousand still begins with one fd of a thread's event that no slot
-     names (seen with perf-hostile running beside; not yet explained,
-     doc/counters.md).  The old code: 35 of 300 here. */
-  if (leaky == 1) printf("info wedge_fork_while_opening: 1 of %ld children began with a parent's fd\n", n);
-  check(leaky <= 1, "wedge_fork_while_opening_no_fd_in_child",
+  check(!leaky, "wedge_fork_while_opening_no_fd_in_child",
         "%d of %ld children began with perf fds of the parent's threads (up to %d)", leaky, n, most);
 }
 
