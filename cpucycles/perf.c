@@ -98,6 +98,7 @@ enum { FREE, BUSY, LIVE, GIVEN };
 #define USES_MASK ((1u << HOLDER_SHIFT) - 4)
 #define HOLDER(word) ((int) ((word) >> HOLDER_SHIFT))
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define PID LOAD(*cpucycles_perf_pid) /* this process's id, as the table knows it */
 
 struct slot {
   unsigned int word;
@@ -118,8 +119,7 @@ static int exit_key_usable;
 static CPUCYCLES_THREAD int keyed, exited; /* its exit destructor armed, run */
 static int held; /* slots not FREE: while none, nothing walks the table or asks the pid */
 static int no_process; /* until a setup opens an event: then a wiped page */
-static int *process = &no_process;
-const volatile int *cpucycles_perf_pid = &no_process;
+int *cpucycles_perf_pid = &no_process;
 
 /* The word of a slot that changes hands to tid as kind. */
 static unsigned int handed_to(int tid, unsigned int word, unsigned int kind)
@@ -195,7 +195,7 @@ static void reclaim(int tid, int unmap)
   int i;
   for (i = 0; i < SLOTS; ++i) {
     unsigned int word = LOAD(slots[i].word);
-    if ((word & 3) == FREE || !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word))) continue;
+    if ((word & 3) == FREE || !cpucycles_os_thread_gone(PID, HOLDER(word))) continue;
     if (!take(&slots[i], word, tid)) continue;
     if (frozen(&slots[i], word)) return;
     empty(&slots[i], word, unmap);
@@ -243,9 +243,10 @@ static int ours(int tid)
   int pid, none = 0;
   if (!LOAD(held)) return 1; /* nothing of anyone's to touch */
   pid = cpucycles_os_process_id();
-  if (__atomic_compare_exchange_n(process, &none, pid, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+  if (__atomic_compare_exchange_n(cpucycles_perf_pid, &none, pid, 0, __ATOMIC_SEQ_CST,
+                                  __ATOMIC_RELAXED))
     reclaim(tid, 0);
-  return LOAD(*process) == pid;
+  return PID == pid;
 }
 
 /* At its exit a thread closes its fds and opens no more events; its
@@ -277,7 +278,7 @@ static int opening(struct slot *s, int tid)
 {
   unsigned int word = __atomic_load_n(&s->word, __ATOMIC_SEQ_CST);
   if ((word & 3) != BUSY || HOLDER(word) == tid) return 0;
-  return !cpucycles_os_thread_gone(LOAD(*process), HOLDER(word));
+  return !cpucycles_os_thread_gone(PID, HOLDER(word));
 }
 
 CPUCYCLES_COLD static void fork_prepare(void)
@@ -299,7 +300,7 @@ CPUCYCLES_COLD static void fork_parent(void) { __atomic_sub_fetch(&forking, 1, _
 CPUCYCLES_COLD static void fork_child(void)
 {
   __atomic_store_n(&forking, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(process, cpucycles_os_process_id(), __ATOMIC_RELAXED);
+  __atomic_store_n(cpucycles_perf_pid, cpucycles_os_process_id(), __ATOMIC_RELAXED);
   if (LOAD(held)) reclaim(cpucycles_os_thread_id(), 0);
 }
 
@@ -437,7 +438,7 @@ twin:
 static struct slot *mine(const struct cpucycles_perf_thread *t)
 {
   struct slot *s = &slots[t->slot ? t->slot - 1 : 0];
-  return t->slot && t->pid == LOAD(*process) && LOAD(s->word) == t->word ? s : 0;
+  return t->slot && t->pid == PID && LOAD(s->word) == t->word ? s : 0;
 }
 
 /* The sum of t's counts by read(2), each fd first checked to be still the
@@ -489,7 +490,7 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const struct slot *s = mine(t);
-  cpucycles_perf_page *page = s ? s->page : t->pid == LOAD(*process) ? t->page : 0;
+  cpucycles_perf_page *page = s ? s->page : t->pid == PID ? t->page : 0;
   long long count = sum(c, t);
   if (count >= 0) return handed(t, t->base + count);
   if (!page) return t->last;
@@ -509,18 +510,31 @@ static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thr
 /* Whether t holds events (they may have stopped counting). */
 static int has_events(const struct cpucycles_perf_thread *t) { return mine(t) && mine(t)->fds; }
 
-/* Gives up t's events, keeping their count: unpublished first, so that
-   no page read below this call gives more than the last read here (its
-   event is disabled next); the fds closed, the page kept.  Returns t's
-   slot, held, or 0 where it is no longer t's (closed, or a vfork child's). */
-CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
-                                           struct cpucycles_perf_thread *t, int tid)
+/* t stops naming its events, keeping the count: unpublished first, so
+   that no page read below this call gives more than the last read here
+   (or the time counted so far, where it had none); counting goes on from
+   that count at now.  Returns the slot t named, if still t's. */
+static struct slot *stop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
+                         long long now)
 {
   struct slot *s = mine(t);
+  if (!s || !s->fds) timed(c, t, now);
   t->page = 0;
   CPUCYCLES_PERF_BARRIER();
   events_count(c, t);
   t->slot = 0;
+  t->base = t->last;
+  t->last_ns = now;
+  return s;
+}
+
+/* stop(), and t's events given up: the fds closed (the event disabled
+   first, so its page gives no more), the page kept.  Returns t's slot,
+   held, or 0 where it is no longer t's (closed, or a vfork child's). */
+CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
+                                           struct cpucycles_perf_thread *t, int tid, long long now)
+{
+  struct slot *s = stop(c, t, now);
   if (!s || !take(s, t->word, tid)) return 0;
   if (frozen(s, t->word)) {
     t->slot = (int) (s - slots) + 1; /* still t's: given up after the fork */
@@ -535,7 +549,7 @@ static void keep(struct cpucycles_perf_thread *t, struct slot *s)
 {
   t->word = settle(s, LIVE);
   t->slot = (int) (s - slots) + 1;
-  t->pid = LOAD(*process);
+  t->pid = PID;
   if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
   CPUCYCLES_PERF_BARRIER();
   if (s->fds) t->page = s->page;
@@ -568,10 +582,7 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c,
   CPUCYCLES_PERF_BARRIER();
   if (!ours(tid)) goto done;
   if (LOAD(given) && due(now)) reclaim(tid, 1); /* the fds an exited thread may have left */
-  if (!has_events(t)) timed(c, t, now); /* the time counted so far, before a new start */
-  s = give_up(c, t, tid);
-  t->base = t->last;
-  t->last_ns = now;
+  s = give_up(c, t, tid, now);
   if (!s && t->slot) goto done; /* a fork is under way: after it */
   if (exited || now - t->retry_ns < 0) {
     if (s) keep(t, s);
@@ -584,7 +595,7 @@ CPUCYCLES_COLD static long long renew(const struct cpucycles_perf *c,
     if (!open_events(c, s, probe)) drop_events(s, 1);
     keep(t, s);
     count = sum(c, t);
-    if (count < 0 && (s = give_up(c, t, tid))) keep(t, s); /* opened but unreadable */
+    if (count < 0 && (s = give_up(c, t, tid, now))) keep(t, s); /* opened but unreadable */
   }
   t->wait_ns = count >= 0 || s ? 0 : t->wait_ns ? t->wait_ns * 2 : RETRY_NS;
   if (t->wait_ns > RETRY_MOST) t->wait_ns = RETRY_MOST;
@@ -605,13 +616,8 @@ CPUCYCLES_COLD static long long change(const struct cpucycles_perf *c,
   long long now = cpucycles_os_nanoseconds();
   long long count = -1;
   if (t->gen & 1) {
-    t->page = 0;
-    if (!has_events(t)) timed(c, t, now);
-    events_count(c, t);
-    t->slot = 0;
+    stop(c, t, now);
     ++t->gen;
-    t->base = t->last;
-    t->last_ns = now;
     t->retry_ns = now + RETRY_NS;
   } else if (has_events(t) || (!exited && now - t->retry_ns >= 0)) {
     count = renew(c, t, now, &unheard, 1);
@@ -721,11 +727,9 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     open_events(c, s, probe);
     keep(t, s);
   }
-  if (process == &no_process && (page = cpucycles_os_private_page())) {
-    process = page;
+  if (cpucycles_perf_pid == &no_process && (page = cpucycles_os_private_page()))
     cpucycles_perf_pid = page;
-  }
-  if (!LOAD(*process)) t->pid = *process = cpucycles_os_process_id(); /* the first events */
+  if (!PID) t->pid = *cpucycles_perf_pid = cpucycles_os_process_id(); /* first events */
   /* A plain read is one system call; some kernels only bring a running
      event's count up to date when it stops, so only then pay for the
      disable and enable around each read. */

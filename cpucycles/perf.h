@@ -54,7 +54,7 @@ struct cpucycles_perf_thread {
 #ifdef __GNUC__
 __attribute__((visibility("hidden"))) /* one load, not one through the GOT too */
 #endif
-extern const volatile int *cpucycles_perf_pid;
+extern int *cpucycles_perf_pid;
 
 /* Setup: opens this thread's events into t (close-on-exec, pinned) and
    sees them count, learning c->toggle and c->per_ns.  Returns 1, or 0 with

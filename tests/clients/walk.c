@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cpucycles.h"
 #include "fakeos.h"
+#include "serve.h"
 
 #define SEEN 512
 static void *seen[SEEN];
@@ -53,17 +54,8 @@ static int amd_guest(unsigned int leaf, unsigned int subleaf, unsigned int r[4])
 /* no file but a /proc/cpuinfo that states 2400 MHz */
 static long cpuinfo_only(const char *path, long offset, char *buf, size_t size)
 {
-  static const char text[] = "processor\t: 0\ncpu MHz\t\t: 2400.000\n";
-  long n = 0;
-  if (!size) return -1;
-  buf[0] = 0;
-  if (strcmp(path, "/proc/cpuinfo") || offset < 0 || offset > (long) sizeof text - 1) return -1;
-  while (n + 1 < (long) size && text[offset + n]) {
-    buf[n] = text[offset + n];
-    ++n;
-  }
-  buf[n] = 0;
-  return n;
+  return serve_text(strcmp(path, "/proc/cpuinfo") ? 0 : "processor\t: 0\ncpu MHz\t\t: 2400.000\n",
+                    offset, buf, size);
 }
 
 static int tsc_runs(void)
