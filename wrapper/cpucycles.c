@@ -25,8 +25,8 @@ long long (*cpucycles)(void) = first_call;
 enum { NOT_STARTED, RUNNING, DONE }; /* a job's state */
 
 static int selection_state = NOT_STARTED, persecond_state = NOT_STARTED;
-static CPUCYCLES_THREAD int
-    running_here; /* the jobs of once() this thread runs: 1 selection, 2 persecond */
+/* the jobs of once() this thread runs: 1 selection, 2 persecond */
+static CPUCYCLES_THREAD int running_here;
 /* the trace printer, set by cpucycles_tracesetup() (trace.c): a program
    that never traces links neither it nor stdio */
 static cpucycles_printer *printer;

@@ -146,11 +146,11 @@ static double find_multiplier(long long (*ticks)(void), long long persecond)
   cpucycles_rates(ticks, 0, hz);
   if (hz[0] <= 0) return 0;
   for (d = 1; d <= MULTIPLIER_MAXDENOMINATOR; d *= 2) {
-    double n = (double) (long long) ((double) persecond / hz[CPUCYCLES_RATE_WINDOWS / 2] * d + 0.5),
-           off;
+    double mid = (double) persecond / hz[CPUCYCLES_RATE_WINDOWS / 2] * d;
+    double n = (double) (long long) (mid + 0.5);
     int fits = n >= 1;
     for (i = 0; fits && i < CPUCYCLES_RATE_WINDOWS; ++i) {
-      off = (double) persecond / hz[i] * d - n;
+      double off = (double) persecond / hz[i] * d - n;
       fits = off >= -MULTIPLIER_SLOP && off <= MULTIPLIER_SLOP;
     }
     if (fits) return n / d;
