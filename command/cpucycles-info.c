@@ -1,8 +1,9 @@
 /* cpucycles-info: which counter was chosen, why the others were not, and
    what its counts mean (SPEC 4 format, with our extra lines).  A plain
    client of the public API: what it says about the selection is the
-   library's own trace (cpucycles_tracesetup()); it adds only how the
-   chosen counter behaves and what the machine is. */
+   library's own trace (cpucycles_tracesetup(), with the reasons the
+   environment asks for); it adds how the chosen counter behaves, what
+   the machine is, and a last line that says it all in words. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,19 @@
 #define ENOUGH_MICROSECONDS 1000
 #define MOST_LOOPS (1L << 30)
 #define FLAGS_BYTES 4096 /* the x86 flags line of /proc/cpuinfo is ~1500 */
+#define KIND_BYTES 64
+#define NEXT_BYTES 512
+
+/* What each class of the trace's class line means for a count; %lld is
+   persecond. */
+static const char *const meanings[][2] = {
+  { "core", "the core's cycles (about %lld a second)" },
+  { "core32", "the core's cycles (32 bits that the library extends; about %lld a second)" },
+  { "maybecore", "a time-stamp counter's ticks at %lld a second: the core's cycles "
+                 "only while the core runs at that rate" },
+  { "offcore", "a clock's ticks scaled to %lld a second: time, not the core's cycles" },
+  { "none", "nothing: every count is 0" },
+};
 
 static int compare(const void *a, const void *b)
 {
@@ -110,6 +124,52 @@ static int cpuinfo_value(const char *const *keys, char *value, size_t size)
   return found;
 }
 
+/* The library's trace, passed on through a temporary file (stdout
+   back as it was after the first call), its class and corecycles lines
+   kept for the summary.  Without a temporary file it goes straight out. */
+static void trace_lines(char kind[KIND_BYTES], char next[NEXT_BYTES])
+{
+  char line[FLAGS_BYTES];
+  FILE *f = tmpfile();
+  int out = f ? dup(1) : -1;
+  setenv("CPUCYCLES_TRACE_REASONS", "1", 1);
+  cpucycles_tracesetup();
+  fflush(stdout);
+  if (out >= 0 && dup2(fileno(f), 1) < 0) {
+    close(out);
+    out = -1;
+  }
+  (void) cpucycles_implementation(); /* the first call: it prints the trace */
+  fflush(stdout);
+  if (out >= 0) {
+    dup2(out, 1);
+    close(out);
+    rewind(f);
+    while (fgets(line, sizeof line, f)) {
+      fputs(line, stdout);
+      if (!strncmp(line, "cpucycles class ", 16))
+        snprintf(kind, KIND_BYTES, "%s", line + 17 + strcspn(line + 16, " "));
+      if (!strncmp(line, "cpucycles corecycles ", 21))
+        snprintf(next, NEXT_BYTES, "%.*s", (int) strcspn(line + 21, "\n"), line + 21);
+    }
+  }
+  if (f) fclose(f);
+}
+
+/* The last line: which counter, what a count is, at what rate, what next. */
+static void summary_line(const char *kind, const char *next)
+{
+  size_t n = strcspn(kind, " \n");
+  size_t i;
+  printf("cpucycles summary %s counts ", cpucycles_implementation());
+  for (i = 0; i < sizeof meanings / sizeof meanings[0]; ++i)
+    if (strlen(meanings[i][0]) == n && !strncmp(kind, meanings[i][0], n)) break;
+  if (i < sizeof meanings / sizeof meanings[0]) printf(meanings[i][1], cpucycles_persecond());
+  else printf("what its trace could not say (no temporary file?)");
+  if (!strncmp(next, "yes:", 4)) printf("; good for benchmarking as it is\n");
+  else printf("; %s\n", next[0] ? next : "cpucycles-info(1) says more");
+}
+
 /* Our extra lines on the machine (the lines on the selection come from
    cpucycles_tracesetup). */
 static void machine_lines(void)
@@ -140,6 +200,7 @@ static void machine_lines(void)
 
 int main(int argc, char **argv)
 {
+  char kind[KIND_BYTES] = "", next[NEXT_BYTES] = "";
   if (argc == 2 && !strcmp(argv[1], "--version")) {
     printf("cpucycles-info %s\n", cpucycles_version());
     return fflush(stdout) != 0;
@@ -154,13 +215,13 @@ int main(int argc, char **argv)
     return help ? 0 : 2;
   }
   printf("cpucycles version %s\n", cpucycles_version());
-  cpucycles_tracesetup();
-  (void) cpucycles_implementation(); /* the first call: it prints the trace */
+  trace_lines(kind, next);
   printf("cpucycles persecond %lld\n", cpucycles_persecond());
   printf("cpucycles implementation %s\n", cpucycles_implementation());
   iqm_line();
   observed_lines();
   machine_lines();
+  summary_line(kind, next);
   /* a full disk or a closed stdout is a failure, not a silent success */
   if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
     fprintf(stderr, "cpucycles-info: cannot write its output\n");

@@ -164,8 +164,12 @@ static long fake_persecond_file(const char *path, long offset, char *buf, size_t
   return n;
 }
 
+/* the trace's reasons, asked for as cpucycles-info asks (0: not asked) */
+static const char *fake_reasons = "1";
+
 static const char *fake_getenv(const char *name)
 {
+  if (!strcmp(name, "CPUCYCLES_TRACE_REASONS")) return fake_reasons;
   if (!strcmp(name, "cpucyclespersecond")) return fake_env_persecond;
   return strcmp(name, "CPUCYCLES_IMPLEMENTATION") ? 0 : fake_wanted;
 }

@@ -166,8 +166,9 @@ static long machine_read_text(const char *path, long offset, char *buf, size_t s
 
 static const char *machine_getenv(const char *name)
 {
-  (void) name;
-  return 0; /* nothing set: the profile's sources are its files */
+  /* the trace's reasons asked for, as cpucycles-info does; nothing else
+     set: the profile's sources are its files */
+  return strcmp(name, "CPUCYCLES_TRACE_REASONS") ? 0 : "1";
 }
 
 static int machine_cpuid(unsigned int leaf, unsigned int subleaf, unsigned int r[4])

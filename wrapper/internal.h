@@ -72,8 +72,10 @@ typedef void cpucycles_printer(const struct cpucycles_counter *table,
                                const struct cpucycles_selection *s);
 CPUCYCLES_COLD void cpucycles_trace_ask(cpucycles_printer *print, cpucycles_format *format);
 
-/* trace.c: the trace of selection s over table (doc/api.md), ending
-   with the chosen counter's class and what it means, in words. */
+/* trace.c: the trace of selection s over table (doc/api.md): the
+   reference's lines, and where the environment names CPUCYCLES_REASONS_ENV
+   ours, ending with the chosen counter's class and what it means. */
+#define CPUCYCLES_REASONS_ENV "CPUCYCLES_TRACE_REASONS"
 CPUCYCLES_COLD void cpucycles_trace_print(const struct cpucycles_counter *table,
                                           const struct cpucycles_selection *s);
 

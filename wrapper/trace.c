@@ -1,7 +1,9 @@
 /* The trace that cpucycles_tracesetup() asks for (format in doc/api.md):
-   the reference's tracesetup lines, then ours on where persecond came
-   from, what became of each counter, what the chosen one counts, and that
-   in words.  Printed only when asked for: a program that never calls
+   the reference's tracesetup lines and, only where the environment asks
+   for them (cpucycles-info does), ours on where persecond came from, what
+   became of each counter, what the chosen one counts, and that in words:
+   a program that prints its own output after the reference's lines gets
+   no others.  Printed only when asked for: a program that never calls
    cpucycles_tracesetup() links none of this, nor stdio. */
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +74,10 @@ void cpucycles_trace_print(const struct cpucycles_counter *table,
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
            s->candidate[i].precision, s->candidate[i].scaling, s->candidate[i].only32);
+  if (!cpucycles_os_getenv(CPUCYCLES_REASONS_ENV)) {
+    fflush(stdout);
+    return;
+  }
   printf("cpucycles persecond-source %s", s->persecond_source);
   if (!strcmp(s->persecond_source, "measured"))
     printf(" %s against CLOCK_MONOTONIC", table[s->persecond_counter].name);

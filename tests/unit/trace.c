@@ -190,6 +190,21 @@ static void env_rate(void)
   fake_env_persecond = 0;
 }
 
+/* A program's own tracesetup (no reasons asked for) gets the reference's
+   lines and only those: one per counter, in order (a program that prints
+   CSV after them gets nothing else first). */
+static void reference_lines_only(void)
+{
+  const char *l;
+  int lines = 0, bad = 0;
+  fake_reasons = 0;
+  trace(3, 2000000000, 0);
+  fake_reasons = "1";
+  for (l = out; *l; l = strchr(l, '\n') + 1, ++lines)
+    bad |= strncmp(l, "cpucycles tracesetup ", 21) || !strchr(l, '\n');
+  check(!bad && lines == 3, "trace_reference_lines_only", "%d lines:\n%s", lines, out);
+}
+
 int main(void)
 {
   (void) skip; (void) fake_trapper; (void) fake_select; /* shared helpers this test has no use for */
@@ -201,5 +216,6 @@ int main(void)
   none();
   wanted();
   env_rate();
+  reference_lines_only();
   return checks_failed();
 }
