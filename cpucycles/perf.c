@@ -59,7 +59,7 @@ static const char *errno_text(int err)
    kind   fds and page                    next   who moves it
    FREE   none                            BUSY   claim(): a thread for its events
    BUSY   changed by the holder alone     LIVE   keep(): the holder, events open or not
-                                          GIVEN  settle(): the holder at its exit
+                                          GIVEN  hand_on(): the holder at its exit
                                           FREE   empty(): the holder
    LIVE   the holder's events (0 fds      BUSY   take(): the holder (reopen, give up, exit);
           once given up) and its page            close() of its counter (GIVEN too)
@@ -136,7 +136,7 @@ static int take(struct slot *s, unsigned int word, int tid)
 }
 
 /* Hands on a slot its caller holds, as kind; returns the new word. */
-static unsigned int settle(struct slot *s, unsigned int kind)
+static unsigned int hand_on(struct slot *s, unsigned int kind)
 {
   unsigned int word = LOAD(s->word);
   word = handed_to(HOLDER(word), word, kind);
@@ -174,7 +174,7 @@ static void empty(struct slot *s, unsigned int word, int unmap)
   if (s->page) cpucycles_os_unmap_page(s->page);
   if (s->spare) cpucycles_os_unmap_page(s->spare);
   s->page = s->spare = 0;
-  settle(s, FREE);
+  hand_on(s, FREE);
   __atomic_sub_fetch(&held, 1, __ATOMIC_RELAXED);
 }
 
@@ -266,7 +266,7 @@ CPUCYCLES_COLD static void thread_exit(void *unused)
     if (kind == FREE || kind == GIVEN || HOLDER(word) != tid) continue; /* GIVEN: a dead one's */
     if (!take(&slots[i], word, tid)) continue;
     drop_events(&slots[i], 0);
-    settle(&slots[i], GIVEN);
+    hand_on(&slots[i], GIVEN);
     __atomic_add_fetch(&given, 1, __ATOMIC_RELAXED);
   }
   __atomic_add_fetch(&exits, 1, __ATOMIC_RELAXED);
@@ -435,7 +435,7 @@ twin:
 }
 
 /* t's slot, if t holds one in this process that is still t's; else 0. */
-static struct slot *mine(const struct cpucycles_perf_thread *t)
+static struct slot *slot_of(const struct cpucycles_perf_thread *t)
 {
   struct slot *s = &slots[t->slot ? t->slot - 1 : 0];
   return t->slot && t->pid == PID && LOAD(s->word) == t->word ? s : 0;
@@ -447,7 +447,7 @@ static struct slot *mine(const struct cpucycles_perf_thread *t)
    schedule reads as nothing). */
 static long long sum(const struct cpucycles_perf *c, const struct cpucycles_perf_thread *t)
 {
-  const struct slot *s = mine(t);
+  const struct slot *s = slot_of(t);
   unsigned long long got[2];
   long long total = 0;
   int i;
@@ -489,7 +489,7 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
    neither can say. */
 static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
-  const struct slot *s = mine(t);
+  const struct slot *s = slot_of(t);
   cpucycles_perf_page *page = s ? s->page : t->pid == PID ? t->page : 0;
   long long count = sum(c, t);
   if (count >= 0) return handed(t, t->base + count);
@@ -508,7 +508,7 @@ static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thr
 }
 
 /* Whether t holds events (they may have stopped counting). */
-static int has_events(const struct cpucycles_perf_thread *t) { return mine(t) && mine(t)->fds; }
+static int has_events(const struct cpucycles_perf_thread *t) { return slot_of(t) && slot_of(t)->fds; }
 
 /* t stops naming its events, keeping the count: unpublished first, so
    that no page read below this call gives more than the last read here
@@ -517,7 +517,7 @@ static int has_events(const struct cpucycles_perf_thread *t) { return mine(t) &&
 static struct slot *stop(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t,
                          long long now)
 {
-  struct slot *s = mine(t);
+  struct slot *s = slot_of(t);
   if (!s || !s->fds) timed(c, t, now);
   t->page = 0;
   CPUCYCLES_PERF_BARRIER();
@@ -547,7 +547,7 @@ CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
 /* Names held slot s in t as t's, its events published if it has any. */
 static void keep(struct cpucycles_perf_thread *t, struct slot *s)
 {
-  t->word = settle(s, LIVE);
+  t->word = hand_on(s, LIVE);
   t->slot = (int) (s - slots) + 1;
   t->pid = PID;
   if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
@@ -558,7 +558,7 @@ static void keep(struct cpucycles_perf_thread *t, struct slot *s)
 /* Gives back t's slot, if it holds one. */
 static void let_go(struct cpucycles_perf_thread *t)
 {
-  struct slot *s = mine(t);
+  struct slot *s = slot_of(t);
   t->page = 0;
   t->slot = 0;
   if (s && take(s, t->word, HOLDER(t->word))) empty(s, t->word, 1); /* its holder: this thread */
@@ -722,7 +722,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     learned.atom = cpucycles_read_knob(ATOM_TYPE, &atom) && atom >= 0 ? atom : -1;
   learned.atom_round = probe->round;
   c->ecore = (unsigned int) (learned.atom + 1);
-  s = c->ecore ? mine(t) : 0;
+  s = c->ecore ? slot_of(t) : 0;
   if (s && take(s, t->word, cpucycles_os_thread_id())) {
     open_events(c, s, probe);
     keep(t, s);

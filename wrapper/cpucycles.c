@@ -73,11 +73,11 @@ static void make_lock(pthread_mutex_t *lock)
    probes' failed opens set it, and the caller may be about to read it. */
 static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
 {
-  int mine = state == &selection_state ? 1 : 2, cancel;
+  int bit = state == &selection_state ? 1 : 2, cancel;
   int saved = errno;
   sigset_t mask;
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) == DONE) return 1;
-  if (running_here & mine) return 0;
+  if (running_here & bit) return 0;
   cpucycles_os_hold_signals(&mask);
   pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
 #ifdef CPUCYCLES_HAVE_ROBUST_MUTEX
@@ -86,10 +86,10 @@ static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
   pthread_mutex_lock(lock);
 #endif
   if (__atomic_load_n(state, __ATOMIC_ACQUIRE) != DONE) {
-    running_here |= mine;
+    running_here |= bit;
     __atomic_store_n(state, RUNNING, __ATOMIC_RELEASE);
     job();
-    running_here &= ~mine;
+    running_here &= ~bit;
     __atomic_store_n(state, DONE, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(lock);
@@ -173,7 +173,7 @@ static long long first_call(void)
    chosen counter is unscaled and its own rate is the one to report. */
 static void persecond_job(void)
 {
-  cpucycles_persecond_settle(cpucycles_counters, &selection, selection.chosen,
+  cpucycles_persecond_decide(cpucycles_counters, &selection, selection.chosen,
                              selection.chosen + 1);
 }
 

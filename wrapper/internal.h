@@ -91,7 +91,7 @@ CPUCYCLES_COLD long long cpucycles_persecond_estimate(const char **source);
    only the default guess, the first working core cycle counter among
    table[from..to) gives its rate instead ("measured", in a few ms).
    Returns that counter's index, or -1 where none was timed here. */
-CPUCYCLES_COLD int cpucycles_persecond_settle(const struct cpucycles_counter *table,
+CPUCYCLES_COLD int cpucycles_persecond_decide(const struct cpucycles_counter *table,
                                               struct cpucycles_selection *s, int from, int to);
 
 /* persecond.c: the rate of ticks in ticks per second, over each of

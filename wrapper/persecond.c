@@ -168,7 +168,7 @@ long long cpucycles_rate(const struct cpucycles_counter *table, struct cpucycles
   return s->candidate[k].measured_hz = (long long) hz[CPUCYCLES_RATE_WINDOWS / 2];
 }
 
-int cpucycles_persecond_settle(const struct cpucycles_counter *table, struct cpucycles_selection *s,
+int cpucycles_persecond_decide(const struct cpucycles_counter *table, struct cpucycles_selection *s,
                                int from, int to)
 {
   if (!s->persecond) s->persecond = cpucycles_persecond_estimate(&s->persecond_source);

@@ -24,12 +24,12 @@ struct reading {
   double ticks_per_ns;        /* extended: the counter's rate, and its start */
   long long start_value, start_ns;
 };
-static struct reading trial, chosen;
+static struct reading trial, used; /* the precision test's; the chosen counter's */
 
 static const struct reading *reading(void)
 {
   (void) __atomic_load_n(&cpucycles, __ATOMIC_ACQUIRE);
-  return &chosen;
+  return &used;
 }
 
 /* In integers as kernel clocksources scale: 32 significant bits of the
@@ -125,12 +125,12 @@ long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling, int c
 long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32, double hz,
                                int clock))(void)
 {
-  /* the caller's release store of cpucycles publishes chosen */
-  if (!only32) return set_scale(&chosen, ticks, scaling, clock);
-  chosen.raw = ticks;
-  chosen.ticks_per_ns = hz / 1e9;
-  chosen.start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
-  chosen.start_ns = cpucycles_os_nanoseconds();
+  /* the caller's release store of cpucycles publishes used */
+  if (!only32) return set_scale(&used, ticks, scaling, clock);
+  used.raw = ticks;
+  used.ticks_per_ns = hz / 1e9;
+  used.start_value = (long long) ((unsigned long long) ticks() & 0xffffffffULL);
+  used.start_ns = cpucycles_os_nanoseconds();
   last_set = 0;
   return cpucycles_read_extended;
 }

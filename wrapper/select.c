@@ -32,7 +32,8 @@
 #define STEPS_KEPT 4
 #define STEP_SEEN_LEAST 3
 
-struct selecting {
+/* What one run of the rule works with; what it found goes to out. */
+struct work {
   const struct cpucycles_counter *table;
   cpucycles_format *format; /* a trace asked: every counter measured, its words made */
   struct cpucycles_selection *out;
@@ -42,7 +43,7 @@ struct selecting {
   unsigned int round; /* this selection's number, for its probes (counter.h) */
 };
 
-static void try_counter(struct selecting *w, int i);
+static void try_counter(struct work *w, int i);
 
 /* The rule, top to bottom: a counter named in CPUCYCLES_IMPLEMENTATION
    first; else every counter in list order (set up, guarded first read,
@@ -52,7 +53,7 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycle
                       struct cpucycles_selection *out)
 {
   static unsigned int rounds;
-  struct selecting w = { .table = table, .format = format, .out = out };
+  struct work w = { .table = table, .format = format, .out = out };
   struct cpucycles_candidate *t;
   int i, wanted = -1;
 
@@ -96,9 +97,9 @@ void cpucycles_select(const struct cpucycles_counter *table, int count, cpucycle
 
 /* persecond, asked only when a counter needs it: made once, by a working
    core cycle counter's rate where the OS states none */
-static long long persecond(struct selecting *w)
+static long long persecond(struct work *w)
 {
-  int k = w->out->persecond ? -1 : cpucycles_persecond_settle(w->table, w->out, 0, w->out->count);
+  int k = w->out->persecond ? -1 : cpucycles_persecond_decide(w->table, w->out, 0, w->out->count);
   if (k >= 0) w->open[k] = 1; /* its reads may have opened something */
   return w->out->persecond;
 }
@@ -118,7 +119,7 @@ static const char *signal_words(int sig)
    some cycles event holds the counter) or stand still (a second cycles
    event on one thread that does not count), and after selection neither
    holds.  A perf counter opens its events again on its next read. */
-static void close_others(struct selecting *w, int i)
+static void close_others(struct work *w, int i)
 {
   int k;
   for (k = 0; k < w->out->count; ++k)
@@ -129,7 +130,7 @@ static void close_others(struct selecting *w, int i)
   w->open[i] = 1;
 }
 
-static void reject(struct selecting *w, int i, const char *why)
+static void reject(struct work *w, int i, const char *why)
 {
   w->out->candidate[i].fail = why;
   w->table[i].close();
@@ -217,7 +218,7 @@ static long long precision(long long (*read)(void), long long *first_retry, cons
 /* Steps 1 and 2: the counter's own probe, a guarded first read if it may
    trap, then its class's penalty.  Returns 1 if the counter is still in the
    running. */
-static int set_up(struct selecting *w, int i)
+static int set_up(struct work *w, int i)
 {
   const struct cpucycles_counter *counter = &w->table[i];
   struct cpucycles_candidate *t = &w->out->candidate[i];
@@ -248,7 +249,7 @@ static int set_up(struct selecting *w, int i)
 
 /* Steps 3 and 4: scaling and precision; the smallest precision wins, an
    earlier counter a tie. */
-static void measure(struct selecting *w, int i)
+static void measure(struct work *w, int i)
 {
   long long (*ticks)(void) = w->table[i].ticks;
   struct cpucycles_candidate *t = &w->out->candidate[i];
@@ -281,18 +282,18 @@ static void measure(struct selecting *w, int i)
    counters are measured before any later counter is, which keeps every
    order bump exact whenever it can matter.  The choice is the one
    measuring everything would make, at a fraction of the first call. */
-static void try_counter(struct selecting *w, int i)
+static void try_counter(struct work *w, int i)
 {
-  struct cpucycles_candidate *c = w->out->candidate;
+  struct cpucycles_candidate *all = w->out->candidate;
   int k, best = w->out->chosen;
   if (!set_up(w, i)) return;
   if (!w->format && best >= 0 &&
-      SMALLEST_STEP + c[i].penalty + ORDER_BUMP * w->working >= c[best].precision) {
-    c[i].fail = "not measured: cannot beat the counter already found";
-    c[i].unmeasured = 1;
+      SMALLEST_STEP + all[i].penalty + ORDER_BUMP * w->working >= all[best].precision) {
+    all[i].fail = "not measured: cannot beat the counter already found";
+    all[i].unmeasured = 1;
     return;
   }
   for (k = 0; k < i; ++k)
-    if (c[k].unmeasured) measure(w, k);
+    if (all[k].unmeasured) measure(w, k);
   measure(w, i);
 }

@@ -30,25 +30,25 @@ static void print_wanted(const char *variable, const char *value)
 static void print_verdict(const struct cpucycles_counter *table,
                           const struct cpucycles_selection *s, int no_pmu, int locked)
 {
-  const char *c = table[s->chosen].name;
+  const char *name = table[s->chosen].name;
   long long kind =
       s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
 
-  if (kind > 0) printf("cpucycles class %s offcore rate %lld\n", c, kind);
+  if (kind > 0) printf("cpucycles class %s offcore rate %lld\n", name, kind);
   else
-    printf("cpucycles class %s %s\n", c,
+    printf("cpucycles class %s %s\n", name,
            kind == CPUCYCLES_CYCLECOUNTER        ? "core"
            : kind == CPUCYCLES_EXTEND32          ? "core32"
            : kind == CPUCYCLES_MAYBECYCLECOUNTER ? "maybecore"
            : kind                                ? "offcore rate measured"
                                                  : "none");
   if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32)
-    printf("cpucycles corecycles yes: %s is a core cycle counter\n", c);
+    printf("cpucycles corecycles yes: %s is a core cycle counter\n", name);
   else if (s->wanted && !s->wanted_refused)
     printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let "
            "the library "
            "choose\n",
-           c);
+           name);
   else if (no_pmu >= 0)
     printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can "
            "work and "
@@ -69,7 +69,7 @@ static void print_verdict(const struct cpucycles_counter *table,
 void cpucycles_trace_print(const struct cpucycles_counter *table,
                            const struct cpucycles_selection *s)
 {
-  const char *c = table[s->chosen].name, *wanted;
+  const char *best = table[s->chosen].name, *wanted;
   int i, no_pmu = -1, locked = -1;
   for (i = 0; i < s->count; ++i)
     printf("cpucycles tracesetup %d %s precision %lld scaling %f only32 %d\n", i, table[i].name,
@@ -101,7 +101,7 @@ void cpucycles_trace_print(const struct cpucycles_counter *table,
     if (i == s->chosen && t->precision) printf("chosen: precision %lld", t->precision);
     else if (i == s->chosen) printf("chosen as the last resort: nothing else worked");
     else if (t->precision)
-      printf("not chosen: precision %lld, %s has %lld", t->precision, c,
+      printf("not chosen: precision %lld, %s has %lld", t->precision, best,
              s->candidate[s->chosen].precision);
     else { /* dropped; its probe's need, not its words, says what would help */
       printf("dropped: %s", t->fail ? t->fail : "unknown");
