@@ -80,11 +80,8 @@ long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char *
   int intel = vendor(r) == CPUCYCLES_X86_INTEL;
 
   if (!max && !r[1]) {
-
     *words = "no CPUID";
-
     return 0;
-
   }
   leaf(probe, 1, r);
   /* only family 6 models are in the crystal table: 0 for other families */
