@@ -202,7 +202,7 @@ const char *cpucycles_implementation(void)
   return cpucycles_counters[selection.chosen].name;
 }
 
-const char *cpucycles_version(void) { return "20261202"; }
+const char *cpucycles_version(void) { return "20261207"; }
 
 /* Asked for before the first call, the trace is printed by that call,
    which then measures every counter.  A chosen counter with a stated
