@@ -69,7 +69,7 @@ FORCE:
 # tree: again only when a doc (DOCS, from configure), the script or the
 # words the files are written with (flags.docs) change
 docs: $(B)/obj/docs.made
-$(B)/obj/docs.made: $(LIBFILES) $(DOCS) LICENSE scripts/package-docs wrapper/cpucycles.c $(B)/obj/flags.docs
+$(B)/obj/docs.made: $(LIBFILES) $(DOCS) LICENSE scripts/package-docs wrapper/version.c $(B)/obj/flags.docs
 	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)" "$(LIBDIR)" "$(INCLUDEDIR)"
 	@touch $@
 $(B)/obj/flags.docs: FORCE
