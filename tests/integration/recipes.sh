@@ -2,7 +2,7 @@
 # identity"): the distributions' package names, this version (Debian's
 # 0~ form sorting after the archive's 0~YYYYMMDD packages), the project's
 # own site and never the reference's, one SPDX expression for the licence
-# (in LICENSE and README too); and Debian's recipe has its autopkgtest,
+# (in LICENSE, README and the installed header too); and Debian's recipe has its autopkgtest,
 # Build-Depends-Package and <!nocheck> test tools.
 . tests/lib.sh
 v=$(sh scripts/version)
@@ -50,7 +50,7 @@ grep -q '^%package -n *cpucycles$' "$spec" || { ok=0; echo "$spec: no cpucycles 
 # the licence: one expression (Debian's copyright syntax writes "or";
 # Homebrew has :public_domain for the first and says so beside it)
 ok=1
-for f in LICENSE README.md "$deb/copyright" "$formula"; do
+for f in LICENSE README.md include/cpucycles.h "$deb/copyright" "$formula"; do
   tr '\n' ' ' < "$f" | sed 's/  */ /g; s/# //g' | grep -qF "$spdx" ||
     { ok=0; echo "$f lacks $spdx"; }
 done
