@@ -126,7 +126,8 @@ test-packages:
 	PACKAGE_INSTALL="$(PACKAGE_INSTALL)" sh scripts/package-test
 
 # the release tarball, libcpucycles-VERSION.tar.gz, from the tree (the
-# files git tracks): the same bytes every time; needs no configure
+# files git tracks; a tree with changes or untracked files is refused):
+# the same bytes every time; needs no configure
 dist:
 	sh scripts/dist
 
