@@ -16,8 +16,8 @@ mkdir -p "$B/tests"
 test_open=$B/tests/cpucycles-open-test
 # shellcheck disable=SC2086
 # (the library for cpucycles_version(), as the installed binary has it)
-if ! $CC $INC -DCPUCYCLES_OPEN_TEST command/cpucycles-open.c "$PACKAGE/lib/libcpucycles.a" $LIBPTHREAD \
-     -o "$test_open" > "$d/cc" 2>&1; then
+if ! $CC $INC -DCPUCYCLES_OPEN_TEST command/cpucycles-open.c "$PACKAGE/lib/libcpucycles.a" \
+     $LIBPTHREAD -o "$test_open" > "$d/cc" 2>&1; then
   fail open_test_binary "does not compile: $(head -n 3 "$d/cc")"
   exit 1
 fi
