@@ -69,7 +69,7 @@ FORCE:
 # tree: again only when a doc (DOCS, from configure), the script or the
 # words the files are written with (flags.docs) change
 docs: $(B)/obj/docs.made
-$(B)/obj/docs.made: $(LIBFILES) $(DOCS) LICENSE scripts/package-docs wrapper/cpucycles.c $(B)/obj/flags.docs
+$(B)/obj/docs.made: $(LIBFILES) $(DOCS) LICENSE scripts/package-docs wrapper/version.c $(B)/obj/flags.docs
 	sh scripts/package-docs "$(PACKAGE)" "$(PREFIX)" "$(LIBPTHREAD) $(LIBS)" "$(LIBDIR)" "$(INCLUDEDIR)"
 	@touch $@
 $(B)/obj/flags.docs: FORCE
@@ -126,7 +126,8 @@ test-packages:
 	PACKAGE_INSTALL="$(PACKAGE_INSTALL)" sh scripts/package-test
 
 # the release tarball, libcpucycles-VERSION.tar.gz, from the tree (the
-# files git tracks): the same bytes every time; needs no configure
+# files git tracks; a tree with changes or untracked files is refused):
+# the same bytes every time; needs no configure
 dist:
 	sh scripts/dist
 

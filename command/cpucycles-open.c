@@ -9,7 +9,8 @@
 
    The test binary (-DCPUCYCLES_OPEN_TEST, tests/integration/open.sh,
    never installed) also takes --root=DIR (act on DIR/proc and DIR/sys)
-   and --pretend-uid=N. */
+   and --pretend-uid=N.  Of the library it uses cpucycles_version() alone,
+   for --version: nothing here runs the counter selection. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <cpucycles.h>
 
 /* What each knob should become, when it needs changing, and the values
    the kernel gives a meaning to: a knob holding another is left alone. */
@@ -152,10 +154,11 @@ static int open_up(void)
 
 static void usage(FILE *f)
 {
-  fprintf(f, "usage: cpucycles-open [--dry-run]\n"
+  fprintf(f, "usage: cpucycles-open [--dry-run | --version]\n"
              "  Run as root: lets user programs use the best cycle counters until reboot\n"
              "  (perf_event_paranoid at most 2, rdpmc 2, perf_user_access 1, nmi_watchdog 0).\n"
              "  --dry-run     say what would change, change nothing (needs no root)\n"
+             "  --version     print the version of libcpucycles it belongs to\n"
 #ifdef CPUCYCLES_OPEN_TEST
              "  test binary only: --root=DIR (act on DIR/proc, DIR/sys), --pretend-uid=N\n"
 #endif
@@ -175,6 +178,10 @@ static int output_lost(void)
 int main(int argc, char **argv)
 {
   int i, status;
+  if (argc == 2 && !strcmp(argv[1], "--version")) {
+    printf("cpucycles-open %s\n", cpucycles_version());
+    return output_lost();
+  }
   for (i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--dry-run")) dry_run = 1;
 #ifdef CPUCYCLES_OPEN_TEST

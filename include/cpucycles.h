@@ -1,4 +1,5 @@
-/* libcpucycles: count CPU cycles.  See doc/api.md. */
+/* libcpucycles: count CPU cycles.  See doc/api.md.
+   SPDX-License-Identifier: LicenseRef-PD-hp OR CC0-1.0 OR 0BSD OR MIT-0 OR MIT */
 #ifndef CPUCYCLES_H
 #define CPUCYCLES_H
 

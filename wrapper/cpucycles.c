@@ -202,8 +202,6 @@ const char *cpucycles_implementation(void)
   return cpucycles_counters[selection.chosen].name;
 }
 
-const char *cpucycles_version(void) { return "20261202"; }
-
 /* Asked for before the first call, the trace is printed by that call,
    which then measures every counter.  A chosen counter with a stated
    rate is timed for it here (the trace says when the rate is off), not

@@ -21,7 +21,7 @@ plib=$(under_p "$LIBDIR" lib)
 case "$plib" in */lib64) lib64=ON ;; *) lib64=OFF ;; esac
 sh scripts/install "$PACKAGE" "$p" libdir="$plib" includedir="$(under_p "$INCLUDEDIR" include)" \
   > "$d/install.out" 2>&1 || { fail cmake_package "install: $(tail -n 2 "$d/install.out")"; exit 0; }
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
+v=$(sh scripts/version)
 
 mkdir "$d/src"
 cat > "$d/src/CMakeLists.txt" <<'EOF'

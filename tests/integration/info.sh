@@ -231,7 +231,7 @@ fi
 
 # --version prints one line, the library's version
 v=$($RUN "$PACKAGE/bin/cpucycles-info" --version 2> /dev/null); vs=$?
-want=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
+want=$(sh scripts/version)
 if [ $vs = 0 ] && [ "$v" = "cpucycles-info $want" ]; then
   pass info_version_option
 else

@@ -1,4 +1,5 @@
-# Man pages: every real page lints clean with mandoc -T lint (warnings
+# Man pages: every real page (as make writes it, with the version's date
+# and number on its .TH line) lints clean with mandoc -T lint (warnings
 # count) and groff -man -ww; each alias page is a symlink to a real page
 # beside it (not a ".so" line, which man -l cannot follow from the source
 # tree); every page in doc/man renders with man -l there; after an install
@@ -12,7 +13,8 @@ d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 # install's records of the directories it made stay in the scratch directory
 export CPUCYCLES_INSTALL_RECORDS=$d
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
+v=$(sh scripts/version)
+date=$(sh scripts/version --date)
 
 linters=
 command -v mandoc > /dev/null 2>&1 && linters="$linters mandoc"
@@ -33,14 +35,20 @@ for page in doc/man/*.[0-9]; do
     continue
   fi
   grep -q '^\.so ' "$page" && { ok=0; echo "$page: a .so page (make it a symlink)"; }
+  # the tree's page leaves date and version to make (scripts/package-docs):
+  # the package's copy is the one installed, so that is the one linted
+  sed -n 1p "$page" | grep -q '^\.TH [^ ]* [0-9] "" "libcpucycles" ' ||
+    { ok=0; echo "$page: .TH is not .TH NAME SECTION \"\" \"libcpucycles\" ..."; }
+  made=$PACKAGE/share/man/man${page##*.}/${page#doc/man/}
   for l in $linters; do
     case $l in
-      mandoc) mandoc -T lint -W warning "$page" > "$d/lint" 2>&1 ;;
-      groff) groff -man -ww -z "$page" > "$d/lint" 2>&1 ;;
+      mandoc) mandoc -T lint -W warning "$made" > "$d/lint" 2>&1 ;;
+      groff) groff -man -ww -z "$made" > "$d/lint" 2>&1 ;;
     esac
-    [ -s "$d/lint" ] && { ok=0; echo "$l $page:"; cat "$d/lint"; }
+    [ -s "$d/lint" ] && { ok=0; echo "$l $made:"; cat "$d/lint"; }
   done
-  grep -q "^\.TH .*\"libcpucycles $v\"" "$page" || { ok=0; echo "$page: .TH does not name libcpucycles $v"; }
+  sed -n 1p "$made" | grep -q "^\.TH [^ ]* [0-9] $date \"libcpucycles $v\" " ||
+    { ok=0; echo "$made: .TH does not name $date and libcpucycles $v"; }
 done
 [ -n "$linters" ] && { [ $ok = 1 ] && pass man_lint || fail man_lint "see above"; }
 

@@ -15,7 +15,9 @@ trap 'rm -rf "$d"' EXIT
 mkdir -p "$B/tests"
 test_open=$B/tests/cpucycles-open-test
 # shellcheck disable=SC2086
-if ! $CC $INC -DCPUCYCLES_OPEN_TEST command/cpucycles-open.c -o "$test_open" > "$d/cc" 2>&1; then
+# (the library for cpucycles_version(), as the installed binary has it)
+if ! $CC $INC -DCPUCYCLES_OPEN_TEST command/cpucycles-open.c "$PACKAGE/lib/libcpucycles.a" \
+     $LIBPTHREAD -o "$test_open" > "$d/cc" 2>&1; then
   fail open_test_binary "does not compile: $(head -n 3 "$d/cc")"
   exit 1
 fi

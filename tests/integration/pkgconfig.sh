@@ -92,7 +92,7 @@ pkgconfig_libdir() { # ID LIBDIR STAGE
 }
 each_staged_libdir pkgconfig_libdir pkgconfig_libdir
 
-v=$(sed -n 's/.*return "\([0-9]\{8\}\)";.*/\1/p' wrapper/cpucycles.c)
+v=$(sh scripts/version)
 [ "$(pkg-config --modversion libcpucycles)" = "$v" ] && pass pkgconfig_modversion ||
   fail pkgconfig_modversion "$(pkg-config --modversion libcpucycles)"
 

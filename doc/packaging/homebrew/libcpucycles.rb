@@ -1,11 +1,14 @@
 class Libcpucycles < Formula
   desc "Microlibrary for counting CPU cycles"
-  homepage "https://cpucycles.cr.yp.to/"
-  url "https://cpucycles.cr.yp.to/libcpucycles-20261202.tar.gz"
-  # the release tarball's (make dist); it holds this file, so it cannot
-  # hold its own checksum: filled in where the formula is published
+  # Not yet published: the project's own site (.invalid never resolves)
+  # and make dist's tarball there, whose checksum is filled in where the
+  # formula is published (the tarball holds this file, so not here)
+  homepage "https://libcpucycles.invalid/"
+  url "https://libcpucycles.invalid/libcpucycles-20261207.tar.gz"
   sha256 "0000000000000000000000000000000000000000000000000000000000000000"
-  license any_of: ["CC0-1.0", "0BSD", "MIT-0", "MIT"]
+  # LicenseRef-PD-hp OR CC0-1.0 OR 0BSD OR MIT-0 OR MIT: Homebrew spells
+  # the public-domain part :public_domain
+  license any_of: [:public_domain, "CC0-1.0", "0BSD", "MIT-0", "MIT"]
 
   def install
     system "./configure", *std_configure_args
@@ -27,5 +30,6 @@ class Libcpucycles < Formula
     system ENV.cc, "test.c", "-I#{include}", "-L#{lib}", "-lcpucycles", "-o", "test"
     system "./test"
     assert_match "cpucycles version", shell_output("#{bin}/cpucycles-info")
+    assert_equal "cpucycles-open #{version}\n", shell_output("#{bin}/cpucycles-open --version")
   end
 end
