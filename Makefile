@@ -88,7 +88,8 @@ $(B)/obj/flags.docs: FORCE
 INSTALLDIRS = bindir="$(BINDIR)" libdir="$(LIBDIR)" includedir="$(INCLUDEDIR)" \
               mandir="$(MANDIR)" docdir="$(DOCDIR)"
 install: all
-	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS) commands="$(CMDBIN)"
+	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS) \
+	  commands="$(CMDBIN)"
 
 # the same, the programs and the shared library stripped of their symbols
 install-strip: all
@@ -155,7 +156,7 @@ clean:
 distclean:
 	rm -rf build configure.log
 
-.PHONY: default all configured unconfigured docs install install-strip uninstall configured-settings \
-        unconfigured-settings \
-        test check test-without-optional test-sanitize test-cross test-system test-packages bench dist \
-        distcheck clean distclean FORCE
+.PHONY: default all configured unconfigured docs install install-strip uninstall \
+        configured-settings unconfigured-settings \
+        test check test-without-optional test-sanitize test-cross test-system test-packages \
+        bench dist distcheck clean distclean FORCE
