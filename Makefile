@@ -16,6 +16,9 @@ default: all
 # says so (a single prerequisite, so that even make -j starts nothing
 # else).  config.mk sets STATE = configured.
 STATE = unconfigured
+# (config.mk names the shared library for the host: a dylib for Darwin)
+SHLIB = libcpucycles.so.1
+SHLINK = libcpucycles.so
 -include build/0/config.mk
 -include build/0/rules.mk
 
@@ -24,9 +27,8 @@ STATIC_COMPILE = $(CC) $(INC) $(CPPFLAGS) $(STATIC_CFLAGS) $(LIB_CFLAGS)
 LINK = $(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)
 
 # the libraries configure asked for (--disable-static, --disable-shared);
-# the tests take both
+# the tests take both (ALLLIBFILES)
 LIBFILES = $(LIBRARIES)
-ALLLIBFILES = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/$(SHLIB) $(PACKAGE)/lib/$(SHLINK)
 HEADER = $(PACKAGE)/include/cpucycles.h
 
 all: $(STATE)
