@@ -2,7 +2,7 @@
 # host and writes build/0/config.mk (variables) and build/0/rules.mk (one
 # explicit rule per object).  This file says what the targets are.
 #
-# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS, AR and STATIC_CFLAGS come from
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS, AR, STRIP and STATIC_CFLAGS come from
 # configure and may be overridden for one run (make CC=clang CFLAGS=-O3);
 # LIB_CFLAGS, the flags the library needs (-fPIC -fvisibility=hidden
 # -fwrapv), is added anyway.  Each run builds with its own variables: what
