@@ -138,3 +138,11 @@ each_staged_libdir() {
     fi
   done
 }
+# both_libraries NAME: true where configure builds both libraries; else
+# says why NAME skips (its checks are of the default install; a build
+# with --disable-static or --disable-shared is vendoring.sh's)
+both_libraries() {
+  [ "${STATIC_LIB:-yes}" != no ] && [ "${SHARED_LIB:-yes}" != no ] && return 0
+  skip "$1" "configured with --disable-static or --disable-shared; it checks the default install"
+  return 1
+}
