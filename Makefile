@@ -2,7 +2,7 @@
 # host and writes build/0/config.mk (variables) and build/0/rules.mk (one
 # explicit rule per object).  This file says what the targets are.
 #
-# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS, AR and STATIC_CFLAGS come from
+# CC, CFLAGS, CPPFLAGS, LDFLAGS, LIBS, AR, STRIP and STATIC_CFLAGS come from
 # configure and may be overridden for one run (make CC=clang CFLAGS=-O3);
 # LIB_CFLAGS, the flags the library needs (-fPIC -fvisibility=hidden
 # -fwrapv), is added anyway.  Each run builds with its own variables: what
@@ -16,6 +16,9 @@ default: all
 # says so (a single prerequisite, so that even make -j starts nothing
 # else).  config.mk sets STATE = configured.
 STATE = unconfigured
+# (config.mk names the shared library for the host: a dylib for Darwin)
+SHLIB = libcpucycles.so.1
+SHLINK = libcpucycles.so
 -include build/0/config.mk
 -include build/0/rules.mk
 
@@ -23,13 +26,14 @@ COMPILE = $(CC) $(INC) $(CPPFLAGS) $(CFLAGS) $(LIB_CFLAGS)
 STATIC_COMPILE = $(CC) $(INC) $(CPPFLAGS) $(STATIC_CFLAGS) $(LIB_CFLAGS)
 LINK = $(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)
 
-LIBFILES = $(PACKAGE)/lib/libcpucycles.a $(PACKAGE)/lib/libcpucycles.so.1 \
-           $(PACKAGE)/lib/libcpucycles.so
+# the libraries configure asked for (--disable-static, --disable-shared);
+# the tests take both (ALLLIBFILES)
+LIBFILES = $(LIBRARIES)
 HEADER = $(PACKAGE)/include/cpucycles.h
 
 all: $(STATE)
 
-configured: $(HEADER) $(LIBFILES) $(PROGRAMS) docs
+configured: $(HEADER) $(LIBFILES) $(PROGRAMS) $(INSTALLPROGRAMS) docs
 
 unconfigured:
 	@echo "libcpucycles: not configured yet: run ./configure first (./configure --help)" >&2; exit 1
@@ -43,13 +47,13 @@ $(PACKAGE)/lib/libcpucycles.a: $(STATICOBJS) $(B)/obj/flags.link
 	rm -f $@
 	$(AR) rcs $@ $(STATICOBJS)
 
-$(PACKAGE)/lib/libcpucycles.so.1: $(LIBOBJS) wrapper/exports.map $(B)/obj/flags.link
+$(PACKAGE)/lib/$(SHLIB): $(LIBOBJS) wrapper/exports.map $(B)/obj/flags.link
 	@mkdir -p $(@D)
 	$(LINK) $(SHARED) $(LIBOBJS) -o $@ $(LIBPTHREAD) $(LIBS)
 
-$(PACKAGE)/lib/libcpucycles.so: $(PACKAGE)/lib/libcpucycles.so.1
+$(PACKAGE)/lib/$(SHLINK): $(PACKAGE)/lib/$(SHLIB)
 	rm -f $@
-	ln -s libcpucycles.so.1 $@
+	ln -s $(SHLIB) $@
 
 # The commands each group of files is made with, as the shell splits them
 # (scripts/stamp): a file is rewritten only when its command changed, and
@@ -62,7 +66,11 @@ $(B)/obj/flags.static: FORCE
 	@sh scripts/stamp $@ 'static library compile command' $(STATIC_COMPILE)
 $(B)/obj/flags.link: FORCE
 	@mkdir -p $(@D)
-	@sh scripts/stamp $@ 'link command' $(LINK) $(SHARED) $(LIBPTHREAD) $(LIBS) ar: $(AR)
+	@sh scripts/stamp $@ 'link command' $(LINK) $(SHARED) $(LIBPTHREAD) $(LIBS) ar: $(AR) \
+	  tree: $(TREE_CMDLIB) $(TREE_RPATH)
+$(B)/obj/flags.installbin: FORCE
+	@mkdir -p $(@D)
+	@sh scripts/stamp $@ 'installed commands' $(LINK) $(INSTALL_CMDLIB) $(INSTALL_RPATH)
 FORCE:
 
 # man pages, pkg-config and CMake files and docs go into the package
@@ -82,7 +90,13 @@ $(B)/obj/flags.docs: FORCE
 INSTALLDIRS = bindir="$(BINDIR)" libdir="$(LIBDIR)" includedir="$(INCLUDEDIR)" \
               mandir="$(MANDIR)" docdir="$(DOCDIR)"
 install: all
-	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS)
+	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS) \
+	  commands="$(CMDBIN)"
+
+# the same, the programs and the shared library stripped of their symbols
+install-strip: all
+	DESTDIR="$(DESTDIR)" sh scripts/install "$(PACKAGE)" "$(PREFIX)" $(INSTALLDIRS) \
+	  commands="$(CMDBIN)" strip="$(STRIP)"
 
 # needs the configuration (for the directories and the list of
 # programs), not the build: it works after make clean
@@ -91,16 +105,17 @@ uninstall: $(STATE)-settings
 configured-settings:
 unconfigured-settings: unconfigured
 
-# the tests compile with the compiler and flags of this make run
-test: all
+# the tests compile with the compiler and flags of this make run, and
+# take both libraries whatever configure left out of make install
+test check: all $(ALLLIBFILES)
 	TEST_CC='$(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)' sh scripts/test
 
 # the same with groff, mandoc, clang, strace, valgrind, cmake and
 # pkg-config out of reach: those tests must skip, naming the tool
-test-without-optional: all
+test-without-optional: all $(ALLLIBFILES)
 	TEST_CC='$(CC) $(CFLAGS) $(LIB_CFLAGS) $(LDFLAGS)' sh scripts/test-without-optional
 
-test-sanitize: all
+test-sanitize: all $(ALLLIBFILES)
 	sh scripts/test-sanitize
 
 bench: all
@@ -131,6 +146,11 @@ test-packages:
 dist:
 	sh scripts/dist
 
+# make dist, then the tarball unpacked, configured from a build directory
+# of its own, built, tested (make check) and installed into a stage
+distcheck:
+	sh scripts/distcheck
+
 # clean: what make built, for build/0's arch; the configuration stays.
 # distclean: every build directory, the configuration and configure.log.
 clean:
@@ -139,6 +159,7 @@ clean:
 distclean:
 	rm -rf build configure.log
 
-.PHONY: default all configured unconfigured docs install uninstall configured-settings \
-        unconfigured-settings \
-        test test-without-optional test-sanitize test-cross test-system test-packages bench dist clean distclean FORCE
+.PHONY: default all configured unconfigured docs install install-strip uninstall \
+        configured-settings unconfigured-settings \
+        test check test-without-optional test-sanitize test-cross test-system test-packages \
+        bench dist distcheck clean distclean FORCE

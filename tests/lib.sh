@@ -20,10 +20,12 @@ tmpdir() {
   echo "$d"
 }
 # scratch_tree DIR: a copy of the source tree (no build/) in DIR, for tests
-# that configure, build, clean or install on their own.
+# that configure, build, clean or install on their own.  Taken from the
+# tree itself, also from a build directory whose entries link to it (a
+# copy of those links would write into the tree).
 scratch_tree() {
-  tar cf - configure Makefile include cpucycles wrapper command compilers scripts tests \
-    doc README.md LICENSE 2>/dev/null | (cd "$1" && tar xf -)
+  (cd -P scripts/.. && tar cf - configure Makefile include cpucycles wrapper command compilers \
+    scripts tests doc README.md LICENSE 2>/dev/null) | (cd "$1" && tar xf -)
 }
 # own_build_env: forget the build variables of the caller and of an outer
 # make (make test CC=clang reaches an inner make through MAKEFLAGS), so
@@ -135,4 +137,12 @@ each_staged_libdir() {
       fail "$1_$el_id" "$el_why"
     fi
   done
+}
+# both_libraries NAME: true where configure builds both libraries; else
+# says why NAME skips (its checks are of the default install; a build
+# with --disable-static or --disable-shared is vendoring.sh's)
+both_libraries() {
+  [ "${STATIC_LIB:-yes}" != no ] && [ "${SHARED_LIB:-yes}" != no ] && return 0
+  skip "$1" "configured with --disable-static or --disable-shared; it checks the default install"
+  return 1
 }

@@ -4,6 +4,7 @@
 # cpucycles::cpucycles_static, and both programs count; a version newer
 # than ours is refused.
 . tests/lib.sh
+both_libraries cmake || exit 0
 if ! command -v cmake > /dev/null 2>&1; then skip cmake_package "cmake is not installed"; exit 0; fi
 if [ -n "$RUN" ]; then skip cmake_package "native only (the consumer is built with cmake's own compiler)"; exit 0; fi
 if [ -n "$SANITIZE" ]; then skip cmake_package "not under make test-sanitize (a consumer without the sanitizer cannot link it)"; exit 0; fi

@@ -7,7 +7,7 @@ if [ -n "$RUN" ]; then skip configure_checks "native only"; exit 0; fi
 own_build_env
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
-tar cf - configure Makefile include cpucycles wrapper command compilers scripts doc README.md LICENSE 2>/dev/null | (cd "$d" && tar xf -)
+scratch_tree "$d"
 cd "$d" || exit 1
 
 out=$(./configure --frobnicate 2>&1); st=$?
@@ -76,8 +76,8 @@ out=$(./configure --noclean --build="$native_triplet" --prefix=/usr '--includedi
   --disable-dependency-tracking 2>&1); st=$?
 if [ $st = 0 ] && [ "$(echo "$out" | grep -c '^configure: ignored: ')" = 1 ] &&
    echo "$out" | grep '^configure: ignored: ' | grep -q -e '--runstatedir=/run .*--disable-dependency-tracking' &&
-   grep -qx "LIBDIR = \$(PREFIX)/lib/$native_triplet" build/0/config.mk &&
-   grep -qx 'MANDIR = $(PREFIX)/share/man' build/0/config.mk &&
+   grep -qx "libdir = \$(PREFIX)/lib/$native_triplet" build/0/config.mk &&
+   grep -qx 'mandir = $(PREFIX)/share/man' build/0/config.mk &&
    grep -qx "LIBDIR='/usr/lib/$native_triplet'" build/0/config.sh; then
   pass configure_debian_arguments
 else

@@ -8,6 +8,7 @@
 # path) or override the prefix (--define-variable=prefix=$stage$PREFIX).
 # Both are tried; each builds and runs a client.
 . tests/lib.sh
+both_libraries pkgconfig || exit 0
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 stage=$d/stage

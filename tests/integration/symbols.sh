@@ -33,11 +33,12 @@ others=$(grep -h '#include "' command/*.c | grep -v '"cpucycles.h"' | tr '\n' ' 
 if [ -f "$PACKAGE/bin/cpucycles-open" ]; then
   # the library's names: the five of the API and the counters' entry
   # points (not what the compiler names after the file, such as GCC's
-  # LTO cpucycles_open.c.HASH)
+  # LTO cpucycles_open.c.HASH), defined there (a static link) or left to
+  # the shared library (U, the name last)
   library_names() { # PROGRAM
     $NM "$1" 2>/dev/null |
-      awk '$3 ~ /^cpucycles(_implementation|_persecond|_tracesetup|_version)?$/ ||
-           $3 ~ /^cpucycles_[a-z0-9_]+_(setup|ticks|close)$/ {print $3}' | tr '\n' ' '
+      awk '$NF ~ /^cpucycles(_implementation|_persecond|_tracesetup|_version)?$/ ||
+           $NF ~ /^cpucycles_[a-z0-9_]+_(setup|ticks|close)$/ {print $NF}' | tr '\n' ' '
   }
   linked=$(library_names "$PACKAGE/bin/cpucycles-open")
   # (with LTO the one call may be inlined, and then no name is left)
