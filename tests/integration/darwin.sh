@@ -33,8 +33,9 @@ else
   [ "$(setting OS)" = darwin ] || { ok=0; echo "OS $(setting OS)"; }
   [ "$(setting SHLIB) $(setting SHLINK)" = "libcpucycles.1.dylib libcpucycles.dylib" ] ||
     { ok=0; echo "names $(setting SHLIB) $(setting SHLINK)"; }
-  for w in -dynamiclib '-install_name $(LIBDIR)/libcpucycles.1.dylib' '-compatibility_version 1.0.0' \
-           -current_version; do
+  v=$(sh scripts/version | awk '{ printf "%d.%d.%d", substr($0, 1, 4), substr($0, 5, 2), substr($0, 7, 2) }')
+  for w in -dynamiclib '-install_name $(LIBDIR)/libcpucycles.1.dylib' \
+           -Wl,-compatibility_version,1.0.0 "-Wl,-current_version,$v"; do
     case " $shared " in *" $w "*) ;; *) ok=0; echo "SHARED lacks $w: $shared" ;; esac
   done
   case "$shared" in *soname*) ok=0; echo "SHARED has a soname: $shared" ;; esac

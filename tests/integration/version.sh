@@ -1,4 +1,4 @@
-# One version, set in one place (cpucycles_version() in wrapper/cpucycles.c,
+# One version, set in one place (cpucycles_version() in wrapper/version.c,
 # printed by scripts/version): the library, both commands' --version,
 # configure --version, the .pc and CMake files, the installed man pages
 # and doc/changes.md's top section all name it; a doc's sample output
