@@ -508,7 +508,11 @@ static long long timed(const struct cpucycles_perf *c, struct cpucycles_perf_thr
 }
 
 /* Whether t holds events (they may have stopped counting). */
-static int has_events(const struct cpucycles_perf_thread *t) { return slot_of(t) && slot_of(t)->fds; }
+static int has_events(const struct cpucycles_perf_thread *t)
+{
+  const struct slot *s = slot_of(t);
+  return s && s->fds;
+}
 
 /* t stops naming its events, keeping the count: unpublished first, so
    that no page read below this call gives more than the last read here
