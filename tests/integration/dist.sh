@@ -10,6 +10,9 @@ if [ -n "$RUN" ]; then skip dist "native only (builds and runs from the tarball)
 if ! tar --version 2> /dev/null | grep -q 'GNU tar'; then skip dist "needs GNU tar"; exit 0; fi
 if ! command -v git > /dev/null 2>&1; then skip dist "git is not installed"; exit 0; fi
 own_build_env
+# from a build directory (../configure) its entries link to the source
+# tree, which is what make dist packs: the test packs it too
+cd -P scripts/.. || exit 1
 d=$(tmpdir)
 trap 'rm -rf "$d"' EXIT
 v=$(sh scripts/version)
