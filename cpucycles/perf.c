@@ -396,6 +396,13 @@ static void learn(const struct cpucycles_probe *probe)
   learned.refused = 0;
 }
 
+/* The fd limit for probe's opens: the selection's, asked once; a thread's
+   own open after it (round 0) asks as the limit is now. */
+static long fd_limit(const struct cpucycles_probe *probe)
+{
+  return probe->round ? learned.limit : cpucycles_os_fd_limit();
+}
+
 CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slot *s,
                                       struct cpucycles_probe *probe)
 {
@@ -405,7 +412,7 @@ CPUCYCLES_COLD static int open_events(const struct cpucycles_perf *c, struct slo
                                   .config1 = c->config1,
                                   .pinned = 1,
                                   .read_format = PERF_FORMAT_ID };
-  long limit = probe->round ? learned.limit : cpucycles_os_fd_limit();
+  long limit = fd_limit(probe);
   int err;
   void *page;
   if (__atomic_load_n(&forking, __ATOMIC_SEQ_CST)) return 0; /* after the fork, by a retry */
@@ -751,7 +758,7 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
     cpucycles_say(probe,
                   "one event per thread; past %d threads at once or %ld perf fds "
                   "(a quarter of the fd limit) a thread counts time",
-                  SLOTS, (probe->round ? learned.limit : cpucycles_os_fd_limit()) / 4);
+                  SLOTS, fd_limit(probe) / 4);
   return 1;
 }
 

@@ -8,8 +8,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #define KEPT 8 /* the leaves one selection asks, at most */
+static unsigned int kept_round, kept_count; /* whose answers, how many */
 static struct {
-  unsigned int round, n, r[4];
+  unsigned int n, r[4];
 } kept[KEPT];
 
 /* CPUID leaf n (subleaf 0) into r, as this probe's selection first got it;
@@ -17,19 +18,18 @@ static struct {
 static unsigned int leaf(const struct cpucycles_probe *probe, unsigned int n, unsigned int r[4])
 {
   unsigned int i;
-  for (i = 0; probe->round && i < KEPT; ++i)
-    if (kept[i].round == probe->round && kept[i].n == n) break;
-  if (i < KEPT && probe->round) {
-    memcpy(r, kept[i].r, sizeof kept[i].r);
-    return r[0];
-  }
+  if (probe->round != kept_round) kept_count = 0; /* a new selection asks anew */
+  kept_round = probe->round;
+  for (i = 0; probe->round && i < kept_count; ++i)
+    if (kept[i].n == n) {
+      memcpy(r, kept[i].r, sizeof kept[i].r);
+      return r[0];
+    }
   cpucycles_os_cpuid(n, 0, r);
-  for (i = 0; probe->round && i < KEPT; ++i)
-    if (kept[i].round != probe->round) break;
-  if (i < KEPT && probe->round) {
-    kept[i].round = probe->round;
-    kept[i].n = n;
-    memcpy(kept[i].r, r, sizeof kept[i].r);
+  if (probe->round && kept_count < KEPT) {
+    kept[kept_count].n = n;
+    memcpy(kept[kept_count].r, r, sizeof kept[0].r);
+    ++kept_count;
   }
   return r[0];
 }

@@ -7,6 +7,11 @@ check() {
   name=$1; why=$2; shift 2
   if "$@"; then pass "$name"; else fail "$name" "$why"; fi
 }
+# field LINE KEY: the value after KEY on a client's report line
+# ("NAME KEY VALUE KEY VALUE ..."); the first such line where LINE has more
+field() {
+  echo "$1" | awk -v k="$2" '{ for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'
+}
 # d=$(tmpdir): a fresh scratch directory.  Called in $(...), where exit
 # would leave the script going on with an empty d (and writing its files
 # to /, or installing into /usr): so a failure ends the script itself

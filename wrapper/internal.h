@@ -18,8 +18,8 @@ struct cpucycles_candidate {
   double scaling;      /* cycles per tick (1: read as it is) */
   long long penalty;   /* its class's, from select.c */
   int only32;
-  long long
-      measured_hz; /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
+  /* its rate timed against the clock, once asked for (cpucycles_rate), or 0 */
+  long long measured_hz;
   const char *fail;    /* the wrapper's words when it dropped the counter */
   int unmeasured;      /* set up, but left unmeasured: it could not win */
   struct cpucycles_probe probe; /* the counter's own words and flags */

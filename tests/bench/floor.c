@@ -55,8 +55,10 @@ static void floor_of_first_call(void)
   fd = syscall(__NR_perf_event_open, &attr, 0, -1, -1, 0);
   if (fd >= 0) close((int) fd);
   for (i = 0; i < 1000; ++i) t[i] = __rdtsc();
-  for (i = 1; i < 1000; ++i)
-    if (t[i] > t[i - 1] && (smallest < 0 || (long long) (t[i] - t[i - 1]) < smallest)) smallest = (long long) (t[i] - t[i - 1]);
+  for (i = 1; i < 1000; ++i) {
+    long long step = (long long) (t[i] - t[i - 1]);
+    if (step > 0 && (smallest < 0 || step < smallest)) smallest = step;
+  }
   sink += smallest + a + b + c + d;
   pthread_sigmask(SIG_SETMASK, &old, 0);
 }

@@ -33,7 +33,7 @@ else
   [ "$(setting OS)" = darwin ] || { ok=0; echo "OS $(setting OS)"; }
   [ "$(setting SHLIB) $(setting SHLINK)" = "libcpucycles.1.dylib libcpucycles.dylib" ] ||
     { ok=0; echo "names $(setting SHLIB) $(setting SHLINK)"; }
-  v=$(sh scripts/version | awk '{ printf "%d.%d.%d", substr($0, 1, 4), substr($0, 5, 2), substr($0, 7, 2) }')
+  v=$(sh scripts/version --dylib)
   for w in -dynamiclib '-install_name $(LIBDIR)/libcpucycles.1.dylib' \
            -Wl,-compatibility_version,1.0.0 "-Wl,-current_version,$v"; do
     case " $shared " in *" $w "*) ;; *) ok=0; echo "SHARED lacks $w: $shared" ;; esac

@@ -16,15 +16,18 @@ softperf_client $name keysgone "$d" || exit 0
 CPUCYCLES_IMPLEMENTATION=default-perfevent "$d/keysgone" "$d/libsoftperf.so" 600 > "$d/out" 2> "$d/err"
 st=$?
 line=$(head -n 1 "$d/out")
-# field KEY: the value after KEY on the client's line
-field() { echo "$line" | awk -v k="$1" '{ for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'; }
 if [ $st != 0 ] || ! echo "$line" | grep -q '^keysgone keys '; then
   fail $name "client status $st: $line $(tr '\n' ' ' < "$d/err")"
   exit 1
 fi
-keys=$(field keys) impl=$(field implementation) threads=$(field threads) limit=$(field limit)
-joined=$(field perf_fds_joined) closed=$(field perf_fds_closed)
-back=$(field backwards) still=$(field still)
+keys=$(field "$line" keys)
+impl=$(field "$line" implementation)
+threads=$(field "$line" threads)
+limit=$(field "$line" limit)
+joined=$(field "$line" perf_fds_joined)
+closed=$(field "$line" perf_fds_closed)
+back=$(field "$line" backwards)
+still=$(field "$line" still)
 if [ "$impl" != default-perfevent ]; then
   skip $name "default-perfevent did not win even on the software task-clock event: $line"
 elif [ "$keys" -lt 1 ]; then

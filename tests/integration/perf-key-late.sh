@@ -16,16 +16,15 @@ softperf_client $name keylate "$d" || exit 0
 CPUCYCLES_IMPLEMENTATION=default-perfevent "$d/keylate" "$d/libsoftperf.so" 50 > "$d/out" 2> "$d/err"
 st=$?
 line=$(head -n 1 "$d/out")
-field() { echo "$line" | awk -v k="$1" '{ for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }'; }
 if [ $st = 2 ]; then
   skip $name "not glibc: $line"
 elif [ $st != 0 ] || ! echo "$line" | grep -q '^keylate keys '; then
   fail $name "client status $st: $line $(tr '\n' ' ' < "$d/err")"
-elif [ "$(field implementation)" != default-perfevent ]; then
+elif [ "$(field "$line" implementation)" != default-perfevent ]; then
   skip $name "default-perfevent did not win even on the software task-clock event: $line"
-elif [ "$(field keys)" -lt 32 ]; then
-  skip $name "the program could take only $(field keys) keys: $line"
-elif [ "$(field allocs_in_handler)" != 0 ] || [ "$(field backwards)" != 0 ]; then
+elif [ "$(field "$line" keys)" -lt 32 ]; then
+  skip $name "the program could take only $(field "$line" keys) keys: $line"
+elif [ "$(field "$line" allocs_in_handler)" != 0 ] || [ "$(field "$line" backwards)" != 0 ]; then
   fail $name "$line"
 else
   pass "$name ($line)"

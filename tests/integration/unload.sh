@@ -22,8 +22,8 @@ if ! $CC tests/clients/unload.c -o "$d/unload" > "$d/log" 2>&1 &&
   exit 0
 fi
 
-# field OUTPUT KEY: the value after KEY on the client's line
-field() { awk -v k="$2" '/^unload / { for (i = 2; i < NF; ++i) if ($i == k) { print $(i + 1); exit } }' "$1"; }
+# report: the client's line
+report() { grep '^unload ' "$d/out"; }
 # one run: the client output goes to $d/out; 0 if it ran and said its line
 run() {
   "$d/unload" "$@" > "$d/out" 2> "$d/err" && grep -q '^unload cycles ' "$d/out"
@@ -32,9 +32,9 @@ said() { tr '\n' ' ' < "$d/out"; tr '\n' ' ' < "$d/err"; }
 
 # a. the real library: heap and fds back where they were after every cycle
 if run "$so"; then
-  cycles=$(field "$d/out" cycles)
-  heap=$(field "$d/out" heap_growth)
-  fds=$(field "$d/out" fds_growth)
+  cycles=$(field "$(report)" cycles)
+  heap=$(field "$(report)" heap_growth)
+  fds=$(field "$(report)" fds_growth)
   line=$(head -n 1 "$d/out")
   if [ "$fds" != 0 ]; then
     fail unload_no_heap_growth "fds grew by $fds over $cycles cycles: $line"
@@ -63,12 +63,12 @@ if ! CPUCYCLES_IMPLEMENTATION=default-perfevent run "$d/libsoftperf.so"; then
   fail unload_releases_perf_fds "client failed: $(said)"
   exit 1
 fi
-impl=$(field "$d/out" implementation)
-cycles=$(field "$d/out" cycles)
-fds=$(field "$d/out" fds_growth)
-perf=$(field "$d/out" perf_fds_growth)
-loaded=$(field "$d/out" perf_fds_loaded)
-differ=$(field "$d/out" differ)
+impl=$(field "$(report)" implementation)
+cycles=$(field "$(report)" cycles)
+fds=$(field "$(report)" fds_growth)
+perf=$(field "$(report)" perf_fds_growth)
+loaded=$(field "$(report)" perf_fds_loaded)
+differ=$(field "$(report)" differ)
 line=$(head -n 1 "$d/out")
 if [ "$impl" != default-perfevent ] || [ "$differ" != 0 ]; then
   paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null || echo unknown)
