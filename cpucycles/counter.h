@@ -34,7 +34,7 @@ struct cpucycles_probe {
                     read under its crash guard.  Setup itself never runs an
                     instruction that may fault. */
   int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
-                       read may read the clock itself (wrapper/reads.c) */
+                       read may read the clock itself (wrapper/cpucycles.c) */
   int need; /* what a skip needs, for the trace's verdict: one of these */
   unsigned int round; /* set by the caller: the selection this probe is part
                          of, whose probes may share what they asked the
@@ -83,12 +83,15 @@ CPUCYCLES_COLD long long cpucycles_cpuinfo(const char *const keys[],
   } while (hi != again);                           \
   return (long long) (((unsigned long long) hi << 32) | lo)
 
+/* A counter's read, and every read cpucycles() may point at. */
+typedef long long cpucycles_ticks(void);
+
 /* One row of the counter table, generated from cpucycles/options in list
    order with the counters that compiled for this host. */
 struct cpucycles_counter {
   const char *name;
   long long (*setup)(struct cpucycles_probe *);
-  long long (*ticks)(void);
+  cpucycles_ticks *ticks;
   void (*close)(void); /* idempotent: also called on a counter never set up */
 };
 extern const struct cpucycles_counter cpucycles_counters[];

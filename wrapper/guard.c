@@ -89,7 +89,7 @@ static void handler(int sig, siginfo_t *info, void *context)
 
 /* The guarded signals are unblocked for the read, except one the caller
    blocked and that is already pending (for sigwait, say). */
-int cpucycles_guard_read(long long (*ticks)(void))
+int cpucycles_guard_read(cpucycles_ticks *ticks)
 {
   struct sigaction guard = { .sa_sigaction = handler, .sa_flags = SA_SIGINFO | SA_ONSTACK }, old;
   sigjmp_buf here;

@@ -1,8 +1,8 @@
 /* What the wrapper files share (all hidden by -fvisibility=hidden):
-   cpucycles.c (the API, the once-only first call, fork and unloading),
-   select.c (the rule), guard.c (the crash guard), reads.c (the read
-   functions), persecond.c (the frequency estimate) and trace.c (the
-   trace).  doc/layout.md is the map. */
+   cpucycles.c (the API, the once-only first call, fork and unloading,
+   the read functions), select.c (the rule), guard.c (the crash guard),
+   persecond.c (the frequency estimate) and trace.c (the trace).
+   doc/layout.md is the map. */
 #ifndef CPUCYCLES_INTERNAL_H
 #define CPUCYCLES_INTERNAL_H
 
@@ -31,7 +31,7 @@ struct cpucycles_selection {
   int persecond_counter;      /* the counter whose rate was measured, if "measured" */
   int count;                  /* counters in the table */
   int chosen;                 /* index into the table */
-  long long (*read)(void);    /* what cpucycles will point at */
+  cpucycles_ticks *read;      /* what cpucycles will point at */
   const char *wanted;         /* CPUCYCLES_IMPLEMENTATION, if set */
   const char *wanted_refused; /* why it was not used, if it was not */
   struct cpucycles_candidate candidate[CPUCYCLES_MAXCOUNTERS];
@@ -47,20 +47,20 @@ CPUCYCLES_COLD void cpucycles_select(const struct cpucycles_counter *table, int 
 
 /* guard.c: one read of ticks with faults caught.  Returns 0, or the
    signal that stopped it. */
-CPUCYCLES_COLD int cpucycles_guard_read(long long (*ticks)(void));
+CPUCYCLES_COLD int cpucycles_guard_read(cpucycles_ticks *ticks);
 /* In a child forked while a guard was up: put the program's handlers back. */
 CPUCYCLES_COLD void cpucycles_guard_forget(void);
 
-/* reads.c: the function cpucycles() points at for a counter (its own
+/* cpucycles.c: the function cpucycles() points at for a counter (its own
    ticks, or a scaled read, or a 32-bit counter extended using its rate
    of hz ticks per second), set up to read it now and published; clock
    says ticks is CLOCK_MONOTONIC in nanoseconds, which the scaled read
    then reads itself.  cpucycles_read_trial: the same for the precision
    test, unpublished (scaling 1, as for only32 counters: ticks itself). */
-CPUCYCLES_COLD long long (*cpucycles_read_use(long long (*ticks)(void), double scaling, int only32,
-                                              double hz, int clock))(void);
-CPUCYCLES_COLD long long (*cpucycles_read_trial(long long (*ticks)(void), double scaling,
-                                                int clock))(void);
+CPUCYCLES_COLD cpucycles_ticks *cpucycles_read_use(cpucycles_ticks *ticks, double scaling,
+                                                   int only32, double hz, int clock);
+CPUCYCLES_COLD cpucycles_ticks *cpucycles_read_trial(cpucycles_ticks *ticks, double scaling,
+                                                     int clock);
 long long cpucycles_read_scaled(void);
 long long cpucycles_read_clock(void);
 long long cpucycles_read_extended(void);
@@ -98,7 +98,7 @@ CPUCYCLES_COLD int cpucycles_persecond_decide(const struct cpucycles_counter *ta
    CPUCYCLES_RATE_WINDOWS windows of 1 ms against the monotonic clock
    (modulo 2^32 where only32), in increasing order. */
 #define CPUCYCLES_RATE_WINDOWS 3
-CPUCYCLES_COLD void cpucycles_rates(long long (*ticks)(void), int only32,
+CPUCYCLES_COLD void cpucycles_rates(cpucycles_ticks *ticks, int only32,
                                     double hz[CPUCYCLES_RATE_WINDOWS]);
 
 /* persecond.c: counter k's rate, the median window, timed the first time

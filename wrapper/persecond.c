@@ -126,7 +126,7 @@ long long cpucycles_persecond_estimate(const char **source)
 
 /* A read of ticks bracketed by the clock, retried while a preemption
    between the clock reads shows as a wide bracket; *ns is its middle. */
-static long long endpoint(long long (*ticks)(void), long long *ns)
+static long long endpoint(cpucycles_ticks *ticks, long long *ns)
 {
   long long before, value;
   int tries = 0;
@@ -140,7 +140,7 @@ static long long endpoint(long long (*ticks)(void), long long *ns)
 }
 
 /* each window's rate, inserted in order */
-void cpucycles_rates(long long (*ticks)(void), int only32, double hz[CPUCYCLES_RATE_WINDOWS])
+void cpucycles_rates(cpucycles_ticks *ticks, int only32, double hz[CPUCYCLES_RATE_WINDOWS])
 {
   long long t0, r0, t1, r1, moved;
   double v;

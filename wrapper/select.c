@@ -140,7 +140,7 @@ static void reject(struct work *w, int i, const char *why)
 /* FINDMULTIPLIER: persecond over the clock's rate must be close to n/d for
    a small power-of-two d, the same in every window.  Returns the scaling,
    or 0 if none fits. */
-static double find_multiplier(long long (*ticks)(void), long long persecond)
+static double find_multiplier(cpucycles_ticks *ticks, long long persecond)
 {
   double hz[CPUCYCLES_RATE_WINDOWS];
   int i, d;
@@ -182,7 +182,7 @@ static void add_step(long long step[], int seen[], long long s)
    at least once; PRECISION_TRIES chances within the retry budget.  Returns
    the smallest step seen STEP_SEEN_LEAST times (else the smallest), or 0
    with *fail set (a try that fails sets it too). */
-static long long precision(long long (*read)(void), long long *first_retry, const char **fail)
+static long long precision(cpucycles_ticks *read, long long *first_retry, const char **fail)
 {
   long long v[PRECISION_CHUNK], last = 0;
   int try, i, k;
@@ -251,7 +251,7 @@ static int set_up(struct work *w, int i)
    earlier counter a tie. */
 static void measure(struct work *w, int i)
 {
-  long long (*ticks)(void) = w->table[i].ticks;
+  cpucycles_ticks *ticks = w->table[i].ticks;
   struct cpucycles_candidate *t = &w->out->candidate[i];
   const char *fail;
   long long step;
