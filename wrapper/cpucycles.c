@@ -101,6 +101,15 @@ static int once(int *state, pthread_mutex_t *lock, void (*job)(void))
   return 1;
 }
 
+/* The next call selects again (after a fork that cut a selection short,
+   and after dlclose). */
+static void start_over(void)
+{
+  __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELEASE);
+  __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
+  __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
+}
+
 /* In a child of fork only the forking thread lives on.  A selection that
    another thread was running will never finish there: start afresh, with
    the program's handlers back (perf.c closes the parent's events itself).
@@ -112,9 +121,7 @@ static void child_after_fork(void)
   make_lock(&persecond_lock);
   if (__atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == RUNNING) {
     cpucycles_guard_forget();
-    __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELAXED);
-    __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELAXED);
-    __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
+    start_over();
   } else if (__atomic_load_n(&persecond_state, __ATOMIC_ACQUIRE) == RUNNING) {
     __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
   }
@@ -145,9 +152,7 @@ __attribute__((constructor)) static void load(void)
 __attribute__((destructor)) static void unload(void)
 {
   if (exiting || __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) != DONE) return;
-  __atomic_store_n(&cpucycles, first_call, __ATOMIC_RELEASE);
-  __atomic_store_n(&persecond_state, NOT_STARTED, __ATOMIC_RELEASE);
-  __atomic_store_n(&selection_state, NOT_STARTED, __ATOMIC_RELEASE);
+  start_over();
   cpucycles_counters[selection.chosen].close();
 }
 

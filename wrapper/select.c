@@ -1,9 +1,11 @@
 /* The selection rule (SPEC 3), in one place, top to bottom:
-   cpucycles_select() first, then the steps it takes for each counter:
-   try_counter(), set_up() (the probe and a guarded first read), measure()
-   (scaling, precision, the best kept), and the multiplier search and
-   precision test they use (rates are timed in persecond.c).
-   doc/selection.md says the same in prose. */
+   cpucycles_select(), the rule as a whole, first; then the tools its
+   steps use (persecond, closing and rejecting counters, the multiplier
+   search, the precision test; rates are timed in persecond.c); then the
+   steps for each counter, each after what it calls: set_up() (the probe
+   and a guarded first read), measure() (scaling, precision, the best
+   kept) and try_counter(), which runs them.  doc/selection.md says the
+   same in prose. */
 #include <signal.h>
 #include <string.h>
 #include "internal.h"
