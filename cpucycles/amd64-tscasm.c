@@ -4,6 +4,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
+  probe->twin = "amd64-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

@@ -36,6 +36,8 @@ struct cpucycles_probe {
   int monotonic_ns; /* ticks() is CLOCK_MONOTONIC in nanoseconds: a scaled
                        read may read the clock itself (wrapper/cpucycles.c) */
   int need; /* what a skip needs, for the trace's verdict: one of these */
+  const char *twin; /* an earlier counter whose ticks() runs the same instruction
+                       at the same rate: its step stands for this one's */
   unsigned int round; /* set by the caller: the selection this probe is part
                          of, whose probes may share what they asked the
                          machine (a CPUID leaf, a refused open); 0: none */

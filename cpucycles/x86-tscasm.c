@@ -3,6 +3,7 @@
 
 long long ticks_setup(struct cpucycles_probe *probe)
 {
+  probe->twin = "x86-tsc";
   return cpucycles_x86_tsc_probe(probe);
 }
 

@@ -42,6 +42,7 @@ struct fake {
   int may_trap;        /* what it says of its reads */
   const char *say;     /* its setup's words (cpucycles_say), or 0 */
   int need;            /* what its skip needs (CPUCYCLES_NEED_...) */
+  const char *twin;    /* the earlier counter it names as its twin, or 0 */
   enum fake_kind kind;
   int signal;
   long long step;
@@ -94,6 +95,7 @@ static long long fake_setup(int i, struct cpucycles_probe *probe)
   probe->may_trap = fakes[i].may_trap;
   if (fakes[i].say) cpucycles_say(probe, "%s", fakes[i].say);
   probe->need = fakes[i].need;
+  probe->twin = fakes[i].twin;
   return fakes[i].setup;
 }
 

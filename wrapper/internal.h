@@ -15,6 +15,7 @@
 struct cpucycles_candidate {
   long long setup;     /* ticks_setup() result */
   long long precision; /* 0: not usable */
+  long long step;      /* the smallest step its precision test saw */
   double scaling;      /* cycles per tick (1: read as it is) */
   long long penalty;   /* its class's, from select.c */
   int only32;

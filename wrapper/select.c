@@ -217,6 +217,20 @@ static long long precision(cpucycles_ticks *read, long long *first_retry, const 
   return 0;
 }
 
+/* The step of the earlier counter that counter i names as its twin (the
+   same instruction at the same rate), where that passed its precision
+   test at the same scaling; else 0.  Noise between two runs of the same
+   reads must not decide between them. */
+static long long twin_step(const struct work *w, int i)
+{
+  const struct cpucycles_candidate *all = w->out->candidate;
+  int k;
+  for (k = 0; all[i].probe.twin && k < i; ++k)
+    if (!strcmp(w->table[k].name, all[i].probe.twin) && all[k].scaling == all[i].scaling)
+      return all[k].step;
+  return 0;
+}
+
 /* Steps 1 and 2: the counter's own probe, a guarded first read if it may
    trap, then its class's penalty.  Returns 1 if the counter is still in the
    running. */
@@ -267,12 +281,14 @@ static void measure(struct work *w, int i)
   close_others(w, i); /* after persecond, which may have read another counter */
   /* a 32-bit counter (scaling 1) is read raw: its penalty prices the
      extension */
-  step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns), &w->first_retry,
-                   &fail);
+  if (!(step = twin_step(w, i)))
+    step = precision(cpucycles_read_trial(ticks, t->scaling, t->probe.monotonic_ns),
+                     &w->first_retry, &fail);
   if (!step) { /* a try that failed before one that passed is not a failure */
     reject(w, i, fail);
     return;
   }
+  t->step = step;
   t->precision = step + t->penalty + ORDER_BUMP * w->working++;
   t->fail = 0;
   t->unmeasured = 0;

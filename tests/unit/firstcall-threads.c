@@ -86,18 +86,12 @@ int main(void)
   }
   check(crashed == 0, "threads_first_call_never_crashes", "%d of %d processes died of a signal", crashed, children);
   check(wrong == 0, "threads_first_call_same_counter_sane_counts", "%d of %d processes saw different counters or bad counts", wrong, children);
-  /* 199 of 200 on a quiet machine; on a guest under heavy load (the CI's
-     cross matrix runs a dozen emulators beside this row) 3 of 200 chose
-     amd64-tscasm, which reads the same instruction as amd64-tsc: a
-     guest's TSC moves in coarse steps, and the smallest step seen three
-     times can differ by more than the order bump between two runs of 1000
-     reads.  A choice made at random (the outlier the step histogram
-     stopped: about half of the processes) still fails at 1 in 40.  Under
-     qemu-user the emulator's timing, not the hardware, decides between
-     the two (x86-tsc and x86-tscasm traded places in 12 of 200), and
-     under ThreadSanitizer its instrumentation's (2 of 20 in the CI; 1 of
-     40 here with the code of the last stop too), so there the check says
-     skip. */
+  /* amd64-tscasm takes amd64-tsc's step (its twin), so the pair that
+     traded places before (3 of 200 on a loaded guest) no longer can;
+     other counters' steps may still vary with load, so 1 in 40 may
+     differ.  Under qemu-user the emulator's timing, not the hardware,
+     decides between counters, and under ThreadSanitizer its
+     instrumentation's: there the check says skip. */
   if (getenv("CPUCYCLES_TEST_EMULATED") || getenv("CPUCYCLES_TEST_INSTRUMENTED"))
     skip("threads_first_call_same_choice_across_processes",
          "under emulation or instrumentation the choice between equal counters follows their timing");

@@ -244,6 +244,42 @@ static void outlier(void)
         s.candidate[0].precision, s.candidate[1].precision);
 }
 
+/* A twin (amd64-tscasm of amd64-tsc: the same instruction at the same
+   rate) takes its twin's step instead of reading 1000 times: noise
+   between two runs of the same reads must not decide between them, nor
+   cost the first call a second run.  Where the twin did not pass, or
+   scales otherwise, the counter is measured itself. */
+static void twins(void)
+{
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 20); /* would win if measured */
+  fakes[1].twin = "fake0";
+  fake_select(2, 1000000000, &s);
+  check(s.chosen == 0 && fakes[1].calls == 0 && s.candidate[1].precision == 1034,
+        "twin_takes_its_twins_step", "chosen %d, twin read %lld times, precision %lld", s.chosen,
+        fakes[1].calls, s.candidate[1].precision);
+
+  fake_reset();
+  fake_stepper(0, CPUCYCLES_MAYBECYCLECOUNTER, 24);
+  fakes[0].kind = FAKE_STUCK;
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 20);
+  fakes[1].twin = "fake0";
+  fake_select(2, 1000000000, &s);
+  check(s.chosen == 1 && fakes[1].calls >= 1000 && s.candidate[1].precision == 1020,
+        "twin_that_failed_does_not_stand_in", "chosen %d, read %lld times, precision %lld",
+        s.chosen, fakes[1].calls, s.candidate[1].precision);
+
+  fake_reset();
+  fake_stepper(0, 1000000000, 24);
+  fake_stepper(1, 500000000, 20);
+  fakes[1].twin = "fake0";
+  fake_select(2, 1000000000, &s);
+  check(fakes[1].calls >= 1000 && s.candidate[1].precision == 1050,
+        "twin_at_another_scaling_is_measured", "read %lld times, precision %lld", fakes[1].calls,
+        s.candidate[1].precision);
+}
+
 /* A counter that goes back once, in its first try, passes its second
    (a thread moved between cores with unsynchronised counters): it is
    measured and can win. */
@@ -324,6 +360,7 @@ int main(void)
   crashes();
   pruning();
   outlier();
+  twins();
   retried();
   budgets();
   wanted();

@@ -165,9 +165,7 @@ static int first_call(long long stated, int fake_time, struct first_call *out)
 
 /* A TSC counter: amd64-tsc, or x86-tsc in a 32-bit build, or its
    -tscasm twin, which reads the same instruction through the same probe
-   (under qemu-user the emulator's timing picks between the two: x86-tscasm
-   won in 2 of 60 runs of this test under qemu-i386, and
-   firstcall-threads.c saw the pair trade places in 12 of 200) */
+   (and wins only where the twin was dropped) */
 static int tsc(const char *name)
 {
   return !strcmp(name, "amd64-tsc") || !strcmp(name, "x86-tsc") || !strcmp(name, "amd64-tscasm") ||
