@@ -132,30 +132,6 @@ long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *probe, const char *
   return 0;
 }
 
-#define PMUS "/sys/bus/event_source/devices/"
-
-/* Whether this is a guest whose Linux kernel has perf (its software PMU
-   is there) and registered no CPU PMU (cpu, or cpu_core on a hybrid):
-   then none is exposed, and the kernel said so for a few file lookups,
-   where CPUID leaf 0xA would exit to the hypervisor (12 us seen).  Leaf
-   1 is asked anyway, by the TSC counters; without /sys (or not Linux)
-   nothing is concluded.  On bare metal CPUID is the cheaper question.
-   Asked once a selection, as the leaves are. */
-static int guest_without_pmu(const struct cpucycles_probe *probe)
-{
-  static unsigned int round;
-  static int none;
-  unsigned int r[4];
-  char text[8];
-  if (probe->round && probe->round == round) return none;
-  round = probe->round;
-  leaf(probe, 1, r);
-  none = r[2] >> 31 && cpucycles_os_read_text(PMUS "cpu/type", 0, text, sizeof text) < 0 &&
-         cpucycles_os_read_text(PMUS "cpu_core/type", 0, text, sizeof text) < 0 &&
-         cpucycles_os_read_text(PMUS "software/type", 0, text, sizeof text) > 0;
-  return none;
-}
-
 const struct cpucycles_x86_facts *cpucycles_x86_facts(const struct cpucycles_probe *probe)
 {
   static struct cpucycles_x86_facts facts; /* made anew on each call */
@@ -163,10 +139,8 @@ const struct cpucycles_x86_facts *cpucycles_x86_facts(const struct cpucycles_pro
   facts.vendor = vendor(r);
   /* leaf 0xA (architectural PMU) matters only to the Intel counters; its
      fixed-counter fields exist from version 2 */
-  facts.no_driver = facts.vendor == CPUCYCLES_X86_INTEL && guest_without_pmu(probe);
-  facts.pmc_version = facts.vendor == CPUCYCLES_X86_INTEL && max >= 0xa && !facts.no_driver
-                          ? leaf(probe, 0xa, r) & 0xff
-                          : 0;
+  facts.pmc_version =
+      facts.vendor == CPUCYCLES_X86_INTEL && max >= 0xa ? leaf(probe, 0xa, r) & 0xff : 0;
   facts.fixed_counters = facts.pmc_version >= 2 ? r[3] & 0x1f : 0;
   facts.fixed_width = facts.pmc_version >= 2 ? (r[3] >> 5) & 0xff : 0;
   return &facts;
@@ -178,12 +152,8 @@ const struct cpucycles_x86_facts *cpucycles_x86_intel_pmu(struct cpucycles_probe
   int intel = cpu->vendor == CPUCYCLES_X86_INTEL;
   if (intel && cpu->pmc_version) return cpu;
   if (intel) probe->need = CPUCYCLES_NEED_PMU;
-  if (!intel)
-    cpucycles_say(probe, "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
-  else if (cpu->no_driver)
-    cpucycles_say(probe, "no PMU exposed (this guest's kernel registered none)");
-  else
-    cpucycles_say(probe, "no PMU exposed (CPUID leaf 0xA reports version 0)");
+  cpucycles_say(probe, intel ? "no PMU exposed (CPUID leaf 0xA reports version 0)"
+                             : "not an Intel CPU (fixed-function counter 0x40000001 is Intel's)");
   return 0;
 }
 

@@ -23,7 +23,6 @@ CPUCYCLES_COLD long long cpucycles_x86_tsc_hz(const struct cpucycles_probe *prob
 #define CPUCYCLES_X86_AMD 2   /* AuthenticAMD, or Hygon's licensed Zen */
 struct cpucycles_x86_facts {
   int vendor;                  /* one of those, or 0 */
-  int no_driver;               /* a Linux guest with no CPU PMU in sysfs: 0xA unasked */
   unsigned int pmc_version;    /* leaf 0xA EAX[7:0]; 0 if no leaf 0xA */
   unsigned int fixed_counters; /* leaf 0xA EDX[4:0] */
   unsigned int fixed_width;    /* leaf 0xA EDX[12:5], in bits */
