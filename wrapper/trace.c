@@ -45,25 +45,22 @@ static void print_verdict(const struct cpucycles_counter *table,
   if (kind == CPUCYCLES_CYCLECOUNTER || kind == CPUCYCLES_EXTEND32)
     printf("cpucycles corecycles yes: %s is a core cycle counter\n", name);
   else if (s->wanted && !s->wanted_refused)
-    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again to let "
-           "the library "
-           "choose\n",
+    printf("cpucycles corecycles CPUCYCLES_IMPLEMENTATION chose %s: unset it and run again "
+           "to let the library choose\n",
            name);
   else if (no_pmu >= 0)
-    printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter can "
-           "work and "
-           "cpucycles-open cannot change that (%s: %s); in a guest, only the hypervisor can expose "
-           "it\n",
+    printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter "
+           "can work and cpucycles-open cannot change that (%s: %s); in a guest, only the "
+           "hypervisor can expose it\n",
            table[no_pmu].name, s->candidate[no_pmu].probe.words);
   else if (locked >= 0)
-    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a kernel "
-           "setting keeps a "
-           "core cycle counter locked (%s: %s); cpucycles-open(1) says what that opens to every "
-           "user\n",
+    printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a "
+           "kernel setting keeps a core cycle counter locked (%s: %s); cpucycles-open(1) says "
+           "what that opens to every user\n",
            table[locked].name, s->candidate[locked].probe.words);
   else
-    printf("cpucycles corecycles none of the core cycle counters compiled in works here; the "
-           "counter lines say why\n");
+    printf("cpucycles corecycles none of the core cycle counters compiled in works here; "
+           "the counter lines say why\n");
 }
 
 void cpucycles_trace_print(const struct cpucycles_counter *table,
