@@ -13,14 +13,15 @@ static struct cpucycles_selection s;
 static char out[8192];
 
 /* Selects over the first count fake slots and keeps the trace the
-   library prints of it (stdout is taken over for the call). */
-static void trace(int count, long long persecond, const char *wanted)
+   library prints of it (stdout is taken over for the call); late: the
+   trace asked for after the selection, which then made no words. */
+static void trace_of(int count, long long persecond, const char *wanted, int late)
 {
   FILE *f = tmpfile();
   int saved = dup(1);
   size_t n;
   out[0] = 0;
-  fake_select_with(count, persecond, 1, wanted, &s);
+  fake_select_with(count, persecond, !late, wanted, &s);
   if (!s.persecond) s.persecond = fake_persecond(&s.persecond_source); /* as the library does before tracing */
   fflush(stdout);
   if (!f || saved < 0 || dup2(fileno(f), 1) < 0) {
@@ -35,6 +36,11 @@ static void trace(int count, long long persecond, const char *wanted)
   n = fread(out, 1, sizeof out - 1, f);
   out[n] = 0;
   fclose(f);
+}
+
+static void trace(int count, long long persecond, const char *wanted)
+{
+  trace_of(count, persecond, wanted, 0);
 }
 
 /* The trace's line that starts with prefix, copied into copy, or "" */
@@ -136,6 +142,19 @@ static void maybecore_no_pmu(void)
         "trace_no_pmu_named", "%s", line("cpucycles corecycles "));
 }
 
+/* Traced after the first call, the counters kept no words: the dropped
+   counter is named alone, not followed by an empty ": ". */
+static void no_pmu_late(void)
+{
+  fake_reset();
+  fakes[0].say = "no PMU exposed (CPUID leaf 0xA reports version 0)";
+  fakes[0].need = CPUCYCLES_NEED_PMU;
+  fake_stepper(1, CPUCYCLES_MAYBECYCLECOUNTER, 20);
+  trace_of(2, 2400000000LL, 0, 1);
+  check(has("cpucycles corecycles not here: ", "cannot change that (fake0); in a guest"),
+        "trace_late_names_counter_alone", "%s", line("cpucycles corecycles "));
+}
+
 static void measured(void)
 {
   fake_reset();
@@ -212,6 +231,7 @@ int main(void)
   core32();
   offcore_locked();
   maybecore_no_pmu();
+  no_pmu_late();
   measured();
   none();
   wanted();
