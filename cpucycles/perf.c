@@ -235,16 +235,18 @@ static struct slot *claim(int tid, long long now)
 }
 
 /* Whether the table is this process's.  A child made without fork()'s
-   handlers (_Fork, clone) finds the pid wiped and gives back its parent's
-   slots first; a process sharing our memory (a vfork child) gets 0 and
-   must leave everything as it is. */
+   handlers (_Fork, clone) finds the pid wiped: it writes its own, also
+   where it holds nothing (or its own child would take its events for
+   its own), and gives back its parent's slots; a process sharing our
+   memory (a vfork child) gets 0 and must leave everything as it is. */
 static int ours(int tid)
 {
   int pid, none = 0;
-  if (!LOAD(held)) return 1; /* nothing of anyone's to touch */
+  if (!LOAD(held) && cpucycles_perf_pid == &no_process) return 1; /* no events yet, anyone's */
   pid = cpucycles_os_process_id();
   if (__atomic_compare_exchange_n(cpucycles_perf_pid, &none, pid, 0, __ATOMIC_SEQ_CST,
-                                  __ATOMIC_RELAXED))
+                                  __ATOMIC_RELAXED) &&
+      LOAD(held))
     reclaim(tid, 0);
   return PID == pid;
 }
@@ -490,14 +492,15 @@ static long long handed(struct cpucycles_perf_thread *t, long long v)
 #endif
 }
 
-/* The count of t's events, by read(2) or else from their page (its slot's,
-   or the one an exited thread still publishes), kept as handed out (a
-   page read hands out counts that t->last does not hold); t->last where
-   neither can say. */
+/* The count of t's events, by read(2) or else from their page (its slot's
+   while it has events: a page kept after they were given up holds a
+   count already in t->base; or the one an exited thread still publishes),
+   kept as handed out (a page read hands out counts that t->last does not
+   hold); t->last where neither can say. */
 static long long events_count(const struct cpucycles_perf *c, struct cpucycles_perf_thread *t)
 {
   const struct slot *s = slot_of(t);
-  cpucycles_perf_page *page = s ? s->page : t->pid == PID ? t->page : 0;
+  cpucycles_perf_page *page = s ? (s->fds ? s->page : 0) : t->pid == PID ? t->page : 0;
   long long count = sum(c, t);
   if (count >= 0) return handed(t, t->base + count);
   if (!page) return t->last;
@@ -555,7 +558,8 @@ CPUCYCLES_COLD static struct slot *give_up(const struct cpucycles_perf *c,
   return s;
 }
 
-/* Names held slot s in t as t's, its events published if it has any. */
+/* Names held slot s in t as t's, its page published if it has one event:
+   a hybrid's E-core twin is not on the page, so only read(2) sums both. */
 static void keep(struct cpucycles_perf_thread *t, struct slot *s)
 {
   t->word = hand_on(s, LIVE);
@@ -563,7 +567,7 @@ static void keep(struct cpucycles_perf_thread *t, struct slot *s)
   t->pid = PID;
   if (exit_key_usable && !keyed) keyed = pthread_setspecific(exit_key, &keyed) == 0;
   CPUCYCLES_PERF_BARRIER();
-  if (s->fds) t->page = s->page;
+  t->page = s->fds == 1 ? s->page : 0;
 }
 
 /* Gives back t's slot, if it holds one. */

@@ -168,6 +168,82 @@ static void fork_without_handlers(void)
   child_without_handlers("clone", (pid_t) syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
 }
 
+/* A _Fork child of a process that holds no events (a fork() child gave
+   its parent's back) must write its own pid too: else its own _Fork
+   child takes the child's events, and their page that did not come
+   along, for its own (it died reading the page, or stood still). */
+static void fork_of_fork(void)
+{
+#ifdef HAVE_FORK_WITHOUT_HANDLERS
+  int status = -1;
+  pid_t g = _Fork();
+  if (g == 0) {
+    pid_t gg;
+    paged_ticks(); /* this child's own events, and their page */
+    read_count();
+    gg = _Fork();
+    if (gg == 0) _exit(child_counts());
+    if (gg < 0 || waitpid(gg, &status, 0) != gg) _exit(4);
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 5);
+  }
+  check(g > 0 && waitpid(g, &status, 0) == g && WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        "wedge__Fork_of__Fork_child_counts_itself",
+        "status %d (2: the page reader stood still, 3: default-perfevent did, 5 or -1: died)",
+        WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+#else
+  skip("wedge__Fork_of__Fork_child_counts_itself", "no _Fork in this C library");
+#endif
+}
+
+/* ---- a given-up event's count, counted once ---- */
+
+static int opened_fd = -1, opens_fail;
+static long (*open_before)(void *, int, int, int, unsigned long);
+
+static long failing_open(void *attr, int pid, int cpu, int group_fd, unsigned long flags)
+{
+  long fd;
+  if (opens_fail) {
+    errno = EMFILE;
+    return -1;
+  }
+  fd = open_before(attr, pid, cpu, group_fd, flags);
+  if (fd >= 0) opened_fd = (int) fd;
+  return fd;
+}
+
+/* the page reader where its page never names the counter it wants:
+   read(2), as amd64-perfpmcff where the NMI watchdog holds the counter */
+static long long elsewhere_ticks(void)
+{
+  return cpucycles_perf_ticks(&paged, &paged_mine, 0x7fffffff, fake_rdpmc);
+}
+
+/* The program closes the event's fd and reopening fails for a while:
+   the count goes on by time, the old event's count added once (it was
+   added again at each retry, from the page kept for the next event). */
+static void given_up_counted_once(void)
+{
+  long long start, a, b, took;
+  open_before = fake_os.perf_event_open;
+  fake_os.perf_event_open = failing_open;
+  elsewhere_ticks(); /* this thread's events */
+  spin_us(20000);
+  a = elsewhere_ticks();
+  start = now_ns();
+  close(opened_fd);
+  opens_fail = 1;
+  while (now_ns() - start < 10000000LL) elsewhere_ticks(); /* a retry every ms, refused */
+  opens_fail = 0;
+  spin_us(5000);
+  b = elsewhere_ticks();
+  took = now_ns() - start;
+  check(opened_fd >= 0 && b > a && (double) (b - a) < 3 * paged.per_ns * (double) took + 1000000,
+        "wedge_given_up_counted_once", "%lld counted in %lld ns (%.3f a ns at setup)", b - a, took,
+        paged.per_ns);
+  fake_os.perf_event_open = open_before;
+}
+
 /* ---- row 3: threads killed by their seccomp filter in their first read ---- */
 
 static void killed_in_first_read(void)
@@ -383,6 +459,8 @@ int main(void)
   in_child("wedge_timer_longjmp", timer_longjmp, 60);
   in_child("wedge_timer_exit", timer_exit, 60);
   in_child("wedge_fork_without_handlers", fork_without_handlers, 30);
+  in_child("wedge_fork_of_fork", fork_of_fork, 30);
+  in_child("wedge_given_up", given_up_counted_once, 30);
   /* a thread killed outright leaves AddressSanitizer's own thread
      records behind, which its next thread's start trips on */
   if (getenv("SANITIZE") && *getenv("SANITIZE"))

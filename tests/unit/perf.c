@@ -525,6 +525,36 @@ static unsigned long long fake_rdpmc(unsigned int counter)
   return raw_value;
 }
 
+/* A hybrid's page reader on a P-core (the page names the wanted counter)
+   after the thread ran on an E-core: the count must hold the E-core
+   event's count too, which only read(2) of both fds gives (the page is
+   the core event's alone), and never fall below a read before. */
+static void hybrid_page_reader(void)
+{
+  struct cpucycles_perf p = { 0, fake_rdpmc, 0, 0, 0 };
+  struct cpucycles_perf_thread t;
+  struct cpucycles_probe said;
+  long long before, after;
+  int ok;
+  machine(INTEL);
+  file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
+  memset(&said, 0, sizeof said);
+  memset(&t, 0, sizeof t);
+  ok = cpucycles_perf_setup(&p, &t, &said);
+  page.cap_user_rdpmc = 1;
+  page.index = 33; /* the core event sits on counter 32: a P-core */
+  page.pmc_width = 48;
+  page.offset = counts[FIRST_FD]; /* the core event's count: no E-core cycles */
+  raw_value = 0;
+  before = cpucycles_perf_ticks(&p, &t, 0x7fffffff, fake_rdpmc); /* on an E-core: read(2) */
+  after = cpucycles_perf_ticks(&p, &t, 33, fake_rdpmc);
+  check(ok && still_open() == 2 && after >= before && after > counts[FIRST_FD],
+        "hybrid_page_read_holds_ecore_count", "setup %d, %d fds; E-core read %lld, then P-core %lld",
+        ok, still_open(), before, after);
+  cpucycles_perf_close(&p, &t);
+  memset(&page, 0, sizeof page);
+}
+
 /* A handler that lands inside a read, after its page and base were
    loaded, and gives the thread a new event: a new page, and a base that
    carries the count on (perf.c's change()). */
@@ -749,6 +779,7 @@ int main(void)
   vendors();
   amd();
   page_reader();
+  hybrid_page_reader();
   page_swapped_inside_a_read();
   handler_inside_giving_up();
   open_fallbacks(); /* last: leaves the cycles event missing */
