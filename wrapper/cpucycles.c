@@ -33,6 +33,9 @@ static CPUCYCLES_THREAD int running_here;
    that never traces links neither it nor stdio */
 static cpucycles_printer *printer;
 static cpucycles_format *formatter;
+/* a trace asked for and not yet printed: whoever takes it prints it, so
+   a request racing with another thread's first call prints once */
+static int trace_asked;
 static volatile int exiting;
 static struct cpucycles_selection selection;
 
@@ -160,10 +163,11 @@ static void print_trace(void);
 
 static void select_job(void)
 {
-  cpucycles_select(cpucycles_counters, cpucycles_counter_count, formatter, &selection);
+  cpucycles_format *format = __atomic_load_n(&formatter, __ATOMIC_ACQUIRE);
+  cpucycles_select(cpucycles_counters, cpucycles_counter_count, format, &selection);
   /* the release store publishes the chosen counter's state with it */
   __atomic_store_n(&cpucycles, selection.read, __ATOMIC_RELEASE);
-  if (printer) print_trace();
+  print_trace();
 }
 
 static long long first_call(void)
@@ -213,11 +217,13 @@ const char *cpucycles_implementation(void)
    which then measures every counter.  A chosen counter with a stated
    rate is timed for it here (the trace says when the rate is off), not
    in the first call, which must not wait, nor in cpucycles_persecond(),
-   whose callers would wait for a line they never see. */
+   whose callers would wait for a line they never see.  A handler inside
+   this thread's persecond estimate prints nothing: persecond is not made. */
 static void print_trace(void)
 {
   struct cpucycles_selection *s = &selection;
-  once(&persecond_state, &persecond_lock, persecond_job);
+  if (!__atomic_exchange_n(&trace_asked, 0, __ATOMIC_SEQ_CST)) return;
+  if (!once(&persecond_state, &persecond_lock, persecond_job)) return;
   if (s->candidate[s->chosen].precision && s->candidate[s->chosen].setup > 0)
     cpucycles_rate(cpucycles_counters, s, s->chosen);
   printer(cpucycles_counters, s);
@@ -225,10 +231,12 @@ static void print_trace(void)
 
 void cpucycles_trace_ask(cpucycles_printer *print, cpucycles_format *format)
 {
-  int before = __atomic_load_n(&selection_state, __ATOMIC_ACQUIRE) == NOT_STARTED;
   printer = print;
-  formatter = format;
-  if (!before && once(&selection_state, &selection_lock, select_job)) print_trace();
+  __atomic_store_n(&formatter, format, __ATOMIC_RELEASE);
+  __atomic_store_n(&trace_asked, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&selection_state, __ATOMIC_SEQ_CST) != NOT_STARTED &&
+      once(&selection_state, &selection_lock, select_job))
+    print_trace();
 }
 
 /* ---- the reads ----
