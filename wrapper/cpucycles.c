@@ -181,11 +181,17 @@ static long long first_call(void)
    Where the OS states no rate and a core cycle counter was chosen, its
    rate is measured instead (a few ms): also when a scaled counter earlier
    in the list took the default before this one had worked, since the
-   chosen counter is unscaled and its own rate is the one to report. */
+   chosen counter is unscaled and its own rate is the one to report.  A
+   chosen counter read tick for tick (a TSC of unknown rate) has no rate
+   to give: a working core cycle counter that lost gives it, as a trace,
+   which measures every counter, finds it; read again, it is closed again. */
 static void persecond_job(void)
 {
-  cpucycles_persecond_decide(cpucycles_counters, &selection, selection.chosen,
-                             selection.chosen + 1);
+  struct cpucycles_selection *s = &selection;
+  int k = cpucycles_persecond_decide(cpucycles_counters, s, s->chosen, s->chosen + 1);
+  if (k < 0 && s->candidate[s->chosen].scaling == 1)
+    k = cpucycles_persecond_decide(cpucycles_counters, s, 0, s->count);
+  if (k >= 0 && k != s->chosen) cpucycles_counters[k].close();
 }
 
 /* this thread's estimate from a handler inside its own first call */
