@@ -58,7 +58,7 @@ long cpucycles_os_read_text(const char *path, long offset, char *buf, size_t siz
 
 long long cpucycles_os_nanoseconds(void)
 {
-  struct timeval tv;
+  struct timeval tv = { 0, 0 }; /* a refused gettimeofday leaves it */
 #ifdef CLOCK_MONOTONIC
   struct timespec ts;
   if (clock_gettime(CLOCK_MONOTONIC, &ts) == 0) return ts.tv_sec * 1000000000LL + ts.tv_nsec;

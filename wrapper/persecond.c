@@ -123,6 +123,9 @@ long long cpucycles_persecond_estimate(const char **source)
 #define RATE_WINDOW_NS 1000000LL /* a window is 1 ms */
 #define ENDPOINT_SLACK_NS 5000   /* an endpoint read this long is retried ... */
 #define ENDPOINT_TRIES 8         /* ... a few times */
+/* a window's clock reads, at most: 40 times what 1 ms takes at 10 ns a
+   read, so that a clock that never moves (both clocks refused) ends it */
+#define WINDOW_READS_MOST 4194304L
 
 /* A read of ticks bracketed by the clock, retried while a preemption
    between the clock reads shows as a wide bracket; *ns is its middle. */
@@ -143,14 +146,17 @@ static long long endpoint(cpucycles_ticks *ticks, long long *ns)
 void cpucycles_rates(cpucycles_ticks *ticks, int only32, double hz[CPUCYCLES_RATE_WINDOWS])
 {
   long long t0, r0, t1, r1, moved;
+  long reads;
   double v;
   int i, j;
   for (i = 0; i < CPUCYCLES_RATE_WINDOWS; ++i) {
     r0 = endpoint(ticks, &t0);
-    do t1 = cpucycles_os_nanoseconds(); while (t1 - t0 < RATE_WINDOW_NS);
+    reads = 0;
+    do t1 = cpucycles_os_nanoseconds();
+    while (t1 - t0 < RATE_WINDOW_NS && ++reads < WINDOW_READS_MOST);
     r1 = endpoint(ticks, &t1);
     moved = only32 ? (long long) ((unsigned long long) (r1 - r0) & 0xffffffffULL) : r1 - r0;
-    hz[i] = moved > 0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
+    hz[i] = moved > 0 && t1 > t0 ? (double) moved * 1e9 / (double) (t1 - t0) : 0;
     for (j = i; j > 0 && hz[j] < hz[j - 1]; --j) {
       v = hz[j];
       hz[j] = hz[j - 1];

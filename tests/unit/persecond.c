@@ -324,6 +324,33 @@ static void not_regular_files(void)
   rmdir(dir);
 }
 
+/* A clock that never moves (clock_gettime and gettimeofday both refused,
+   say by a seccomp filter where the vDSO falls back to system calls):
+   a rate's window ends anyway, and says no rate. */
+static long long stuck_clock(void)
+{
+  return 1000000000LL;
+}
+
+static long long ticking(void)
+{
+  static long long t;
+  return t += 7;
+}
+
+static void stuck_clock_rates(void)
+{
+  double hz[CPUCYCLES_RATE_WINDOWS];
+  int i, sane = 0;
+  fake_os.nanoseconds = stuck_clock;
+  alarm(20); /* a hang becomes a failure: SIGALRM kills the test */
+  cpucycles_rates(ticking, 0, hz);
+  alarm(0);
+  fake_os.nanoseconds = 0;
+  for (i = 0; i < CPUCYCLES_RATE_WINDOWS; ++i) sane += hz[i] >= 1e6 && hz[i] <= 1e12;
+  check(sane == 0, "rates_end_on_a_stuck_clock", "%d windows gave a rate", sane);
+}
+
 int main(void)
 {
   fake_os.read_text = fixture;
@@ -334,5 +361,6 @@ int main(void)
   bad_values();
   read_limits();
   not_regular_files();
+  stuck_clock_rates();
   return checks_failed();
 }
