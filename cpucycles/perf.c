@@ -727,7 +727,9 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   c->per_ns = 0;
   if (t->slot) cpucycles_perf_close(c, t);
   *t = fresh;
-  if (renew(c, t, cpucycles_os_nanoseconds(), probe, 0) < 0) {
+  /* time 0: a fresh thread state needs no clock (advances() reads it), and
+     a first call whose event does not open has not faulted the clock in */
+  if (renew(c, t, 0, probe, 0) < 0) {
     let_go(t);
     return 0;
   }
