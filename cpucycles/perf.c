@@ -760,6 +760,8 @@ int cpucycles_perf_setup(struct cpucycles_perf *c, struct cpucycles_perf_thread 
   if (c->toggle)
     cpucycles_say(probe,
                   "plain read of the count does not advance; reading between disable and enable");
+  else if (c->rdpmc && !t->page) /* keep() publishes no page for two events */
+    cpucycles_say(probe, "an event for P-cores and one for E-cores: read(2) of both, not the page");
   else
     cpucycles_say(probe,
                   "one event per thread; past %d threads at once or %ld perf fds "

@@ -539,6 +539,7 @@ static void hybrid_page_reader(void)
   machine(INTEL);
   file("/sys/bus/event_source/devices/cpu_atom/type", "8\n");
   memset(&said, 0, sizeof said);
+  said.format = vsnprintf;
   memset(&t, 0, sizeof t);
   ok = cpucycles_perf_setup(&p, &t, &said);
   page.cap_user_rdpmc = 1;
@@ -551,6 +552,8 @@ static void hybrid_page_reader(void)
   check(ok && still_open() == 2 && after >= before && after > counts[FIRST_FD],
         "hybrid_page_read_holds_ecore_count", "setup %d, %d fds; E-core read %lld, then P-core %lld",
         ok, still_open(), before, after);
+  check(has(words(&said), "read(2) of both"), "hybrid_page_reader_says_read", "says '%s'",
+        words(&said));
   cpucycles_perf_close(&p, &t);
   memset(&page, 0, sizeof page);
 }
