@@ -123,3 +123,14 @@ else
     fail buildvars_other_isa_refused "CC='$other': status $st: $(echo "$out" | tail -n 2)"
   fi
 fi
+
+# a strict ISO C mode in CFLAGS: the library asks for POSIX itself and
+# builds every counter the default build has, without a warning
+./configure > conf.out 2>&1 && default_counters=$(sed -n 's/^COUNTERS = *//p' build/0/config.mk)
+if CFLAGS='-O2 -std=c99 -Wall -Wextra' ./configure > conf.out 2>&1 && make > make.out 2>&1 &&
+   [ "$(sed -n 's/^COUNTERS = *//p' build/0/config.mk)" = "$default_counters" ] && works &&
+   ! warned conf.out make.out > why; then
+  pass buildvars_strict_c99_builds_every_counter
+else
+  fail buildvars_strict_c99_builds_every_counter "$(grep -E 'error|warning' conf.out make.out | head -n 2)"
+fi
