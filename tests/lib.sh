@@ -31,6 +31,7 @@ tmpdir() {
 scratch_tree() {
   (cd -P scripts/.. && tar cf - configure Makefile include cpucycles wrapper command compilers \
     scripts tests doc README.md LICENSE 2>/dev/null) | (cd "$1" && tar xf -)
+  chmod -R u+w "$1" # a read-only source tree gives a copy the tests may change
 }
 # own_build_env: forget the build variables of the caller and of an outer
 # make (make test CC=clang reaches an inner make through MAKEFLAGS), so

@@ -53,7 +53,7 @@ fi
 # still see it whole)
 for forced in "" default-monotonic; do
   name=tsan_first_call${forced:+_scaled}
-  env ${forced:+CPUCYCLES_IMPLEMENTATION=$forced} CPUCYCLES_TEST_CHILDREN=${TSAN_CHILDREN:-20} CPUCYCLES_TEST_INSTRUMENTED=1 TSAN_OPTIONS="halt_on_error=0 suppressions=$(pwd)/tests/tsan.supp" \
+  env ${forced:+CPUCYCLES_IMPLEMENTATION=$forced} CPUCYCLES_TEST_CHILDREN=${TSAN_CHILDREN:-20} CPUCYCLES_TEST_INSTRUMENTED=1 TSAN_OPTIONS="halt_on_error=0 suppressions='$(pwd)/tests/tsan.supp'" \
     "$d/threads" > "$d/out" 2>&1
   st=$?
   if grep -q 'WARNING: ThreadSanitizer' "$d/out"; then
