@@ -126,6 +126,14 @@ left=$(find "$x" -type f -o -type l | head -n 3)
 [ -z "$left" ] && [ ! -e "$x/opt/docs/cpucycles" ] && pass uninstall_each_dir ||
   fail uninstall_each_dir "left: $left"
 
+# a stage whose path holds a space: uninstall removes the package's own
+# directories there too
+x="$d/st age"
+DESTDIR=$x inst "$PACKAGE" /usr > "$d/out" 2>&1
+DESTDIR=$x inst --uninstall "$PACKAGE" /usr > "$d/out" 2>&1
+[ ! -e "$x/usr/share/doc/libcpucycles" ] && [ ! -e "$x/usr/lib/cmake/cpucycles" ] &&
+  pass uninstall_stage_with_space || fail uninstall_stage_with_space "$(cat "$d/out")"
+
 # a directory the dynamic loader searches: root runs ldconfig, anyone
 # else is told to.  The loader's list and the user id are played by
 # stand-ins for ldconfig and id.
