@@ -134,3 +134,19 @@ if CFLAGS='-O2 -std=c99 -Wall -Wextra' ./configure > conf.out 2>&1 && make > mak
 else
   fail buildvars_strict_c99_builds_every_counter "$(grep -E 'error|warning' conf.out make.out | head -n 2)"
 fi
+
+# a cross compiler behind a wrapper, and clang with --target: the target's
+# strip for make install-strip, not the host's
+cross=aarch64-linux-gnu
+[ "$native" = arm64 ] && cross=x86_64-linux-gnu
+if ! command -v $cross-gcc > /dev/null 2>&1 || ! command -v $cross-strip > /dev/null 2>&1; then
+  skip buildvars_wrapped_cross_strip "no $cross-gcc and $cross-strip here"
+else
+  ok=1
+  for cc in "env $cross-gcc" "clang --target=$cross"; do
+    case "$cc" in clang*) command -v clang > /dev/null 2>&1 || continue ;; esac
+    CC=$cc ./configure --host=$cross > conf.out 2>&1 &&
+      grep -qx "STRIP = $cross-strip" build/0/config.mk || { ok=0; echo "CC='$cc': $(grep -E '^STRIP|error' build/0/config.mk conf.out)"; }
+  done > why
+  [ $ok = 1 ] && pass buildvars_wrapped_cross_strip || fail buildvars_wrapped_cross_strip "$(cat why)"
+fi
