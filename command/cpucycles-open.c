@@ -5,7 +5,8 @@
 
    It runs as root, often through sudo, so it trusts nothing it did not
    write: no option names a file; knobs are opened without following a
-   symlink and must be regular files holding a value in their range.
+   symlink and must be regular files of one name holding a value in
+   their range, and the file written is the file read.
 
    The test binary (-DCPUCYCLES_OPEN_TEST, tests/integration/open.sh,
    never installed) also takes --root=DIR (act on DIR/proc and DIR/sys)
@@ -74,19 +75,28 @@ static int number(const char *text, long *value)
   return end != text && !errno && (!*end || !strcmp(end, "\n"));
 }
 
-/* Reads a regular file, not through a symlink and without blocking (a
-   FIFO planted there is refused), into text, ended by a zero: its length,
-   or -1 and *why. */
+/* The knob read (its file, for the write to check) */
+static struct stat read_st;
+
+/* Reads a regular file of one name, not through a symlink and without
+   blocking (a FIFO planted there is refused), into text, ended by a
+   zero: its length, or -1 and *why.  A file that does not fit is refused:
+   its start alone could pass for a value. */
 static ssize_t read_file(const char *path, char *text, size_t size, const char **why)
 {
-  struct stat st;
   ssize_t n = -1;
   int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     *why = errno == ELOOP ? "is a symlink" : errno == ENOENT ? "not present" : strerror(errno);
-  else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) *why = "is not a regular file";
-  else if ((n = read(fd, text, size - 1)) < 0) *why = strerror(errno);
-  else text[n] = 0;
+  else if (fstat(fd, &read_st) != 0 || !S_ISREG(read_st.st_mode) || read_st.st_nlink != 1)
+    *why = "is not a regular file of one name";
+  else if ((n = read(fd, text, size)) < 0) *why = strerror(errno);
+  else if ((size_t) n == size || memchr(text, 0, (size_t) n)) {
+    *why = "does not hold a number";
+    n = -1;
+  } else {
+    text[n] = 0;
+  }
   if (fd >= 0) close(fd);
   return n;
 }
@@ -100,16 +110,23 @@ static int read_knob(const struct knob *k, long *value, const char **why)
   return 0;
 }
 
-/* Only after read_knob() found a regular file there.  O_TRUNC is what a
-   shell's "echo 2 > KNOB" does; kernel knobs ignore it, and refuse a
-   value in write(). */
+/* Only after read_knob() found a regular file there, and only to that
+   file: one put in its place meanwhile is refused before anything is
+   written.  Truncating is what a shell's "echo 2 > KNOB" does; kernel
+   knobs ignore it, and refuse a value in write(). */
 static int write_knob(const struct knob *k, long value, const char **why)
 {
   char text[32];
+  struct stat st;
   int n = snprintf(text, sizeof text, "%ld\n", value), ok = 0;
-  int fd = open(at(k->path), O_WRONLY | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  int fd = open(at(k->path), O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) *why = errno == ELOOP ? "is a symlink" : strerror(errno);
-  else if (!(ok = write(fd, text, (size_t) n) == n)) *why = strerror(errno);
+  else if (fstat(fd, &st) != 0 || st.st_dev != read_st.st_dev || st.st_ino != read_st.st_ino)
+    *why = "was replaced after it was read";
+  else {
+    if (ftruncate(fd, 0) != 0) errno = 0; /* a kernel knob may refuse it: the write decides */
+    if (!(ok = write(fd, text, (size_t) n) == n)) *why = strerror(errno);
+  }
   if (fd >= 0) close(fd);
   return ok;
 }

@@ -140,6 +140,26 @@ status=$?
 [ $status = 1 ] && [ "$(cat "$d/victim")" = 0 ] &&
   grep -qx '/proc/sys/kernel/perf_user_access cannot be read: is a symlink' "$d/out" &&
   pass open_follows_no_symlinked_knob || fail open_follows_no_symlinked_knob "status $status, target $(cat "$d/victim"): $(cat "$d/out")"
+# a knob with a second name (a hard link to another file) is not written
+t=$d/h
+tree "$t" 3 - - - -
+echo 0 > "$d/victim2"
+rm -f "$t/proc/sys/kernel/perf_user_access"
+ln "$d/victim2" "$t/proc/sys/kernel/perf_user_access"
+topen --root="$t" $asroot > "$d/out" 2>&1
+status=$?
+[ $status = 1 ] && [ "$(cat "$d/victim2")" = 0 ] &&
+  grep -qx '/proc/sys/kernel/perf_user_access cannot be read: is not a regular file of one name' "$d/out" &&
+  pass open_writes_no_hard_linked_knob || fail open_writes_no_hard_linked_knob "status $status, target $(cat "$d/victim2"): $(cat "$d/out")"
+# a value longer than any knob's: its start alone (4) is not taken for it
+t=$d/l
+tree "$t" - - - - -
+printf '%s\n' 0000000000000000000000000000000400 > "$t$paranoid"
+topen --root="$t" $asroot > "$d/out" 2>&1
+status=$?
+[ $status = 1 ] && [ "$(value "$t" $paranoid)" = 0000000000000000000000000000000400 ] &&
+  grep -qx '/proc/sys/kernel/perf_event_paranoid cannot be read: does not hold a number' "$d/out" &&
+  pass open_long_value_left_alone || fail open_long_value_left_alone "status $status: $(cat "$d/out")"
 # a value outside the knob's range is left alone
 t=$d/r
 tree "$t" 3 - - - 7
