@@ -206,13 +206,15 @@ int main(int argc, char **argv)
     return fflush(stdout) != 0;
   }
   if (argc > 1) {
-    int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-    if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[1]);
+    /* an option it knows, followed by another argument: that one is named */
+    int known = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--version");
+    int help = known && argc == 2;
+    if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[known ? 2 : 1]);
     fputs("usage: cpucycles-info\n"
           "Prints which cycle counter libcpucycles chooses on this machine, why, and what\n"
           "its counts mean (cpucycles-info(1)); --version prints the version.\n",
           help ? stdout : stderr);
-    return help ? 0 : 2;
+    return help ? fflush(stdout) != 0 || ferror(stdout) : 2;
   }
   printf("cpucycles version %s\n", cpucycles_version());
   trace_lines(kind, next);

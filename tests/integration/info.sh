@@ -251,3 +251,16 @@ if [ $bs = 2 ] && echo "$b" | grep -q "unknown argument '--bogus'" && ! echo "$b
 else
   fail info_unknown_argument_refused "status $bs: $(echo "$b" | head -n 1)"
 fi
+# a known option followed by another argument: that one is named, status
+# 2; --help whose output is lost: status 1
+b=$($RUN "$PACKAGE/bin/cpucycles-info" --version --bogus 2>&1); bs=$?
+if [ -w /dev/full ]; then
+  $RUN "$PACKAGE/bin/cpucycles-info" --help > /dev/full 2>&1; fs=$?
+else
+  fs=1
+fi
+if [ $bs = 2 ] && echo "$b" | grep -q "unknown argument '--bogus'" && [ $fs = 1 ]; then
+  pass info_extra_argument_named
+else
+  fail info_extra_argument_named "status $bs: $(echo "$b" | head -n 1); --help to /dev/full: status $fs"
+fi
