@@ -207,7 +207,8 @@ int main(int argc, char **argv)
   }
   if (argc > 1) {
     /* an option it knows, followed by another argument: that one is named */
-    int known = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--version");
+    int known =
+        !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--version");
     int help = known && argc == 2;
     if (!help) fprintf(stderr, "cpucycles-info: unknown argument '%s'\n", argv[known ? 2 : 1]);
     fputs("usage: cpucycles-info\n"
