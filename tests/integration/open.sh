@@ -130,27 +130,24 @@ else
 fi
 
 # --- hardening: knobs ---
+# linked_knob NAME LN-OPTION WHY: perf_user_access made a link (ln with
+# LN-OPTION) to another file, which must stay as it was, the knob refused
+linked_knob() {
+  t=$d/$1
+  tree "$t" 3 - - - -
+  echo 0 > "$d/victim-$1"
+  rm -f "$t/proc/sys/kernel/perf_user_access"
+  ln $2 "$d/victim-$1" "$t/proc/sys/kernel/perf_user_access"
+  topen --root="$t" $asroot > "$d/out" 2>&1
+  status=$?
+  [ $status = 1 ] && [ "$(cat "$d/victim-$1")" = 0 ] &&
+    grep -qx "/proc/sys/kernel/perf_user_access cannot be read: $3" "$d/out" &&
+    pass $1 || fail $1 "status $status, target $(cat "$d/victim-$1"): $(cat "$d/out")"
+}
 # a symlinked knob is not followed (it used to truncate its target)
-t=$d/s
-tree "$t" 3 - - - -
-echo 0 > "$d/victim"
-ln -s "$d/victim" "$t/proc/sys/kernel/perf_user_access"
-topen --root="$t" $asroot > "$d/out" 2>&1
-status=$?
-[ $status = 1 ] && [ "$(cat "$d/victim")" = 0 ] &&
-  grep -qx '/proc/sys/kernel/perf_user_access cannot be read: is a symlink' "$d/out" &&
-  pass open_follows_no_symlinked_knob || fail open_follows_no_symlinked_knob "status $status, target $(cat "$d/victim"): $(cat "$d/out")"
+linked_knob open_follows_no_symlinked_knob -s 'is a symlink'
 # a knob with a second name (a hard link to another file) is not written
-t=$d/h
-tree "$t" 3 - - - -
-echo 0 > "$d/victim2"
-rm -f "$t/proc/sys/kernel/perf_user_access"
-ln "$d/victim2" "$t/proc/sys/kernel/perf_user_access"
-topen --root="$t" $asroot > "$d/out" 2>&1
-status=$?
-[ $status = 1 ] && [ "$(cat "$d/victim2")" = 0 ] &&
-  grep -qx '/proc/sys/kernel/perf_user_access cannot be read: is not a regular file of one name' "$d/out" &&
-  pass open_writes_no_hard_linked_knob || fail open_writes_no_hard_linked_knob "status $status, target $(cat "$d/victim2"): $(cat "$d/out")"
+linked_knob open_writes_no_hard_linked_knob '' 'is not a regular file of one name'
 # a value longer than any knob's: its start alone (4) is not taken for it
 t=$d/l
 tree "$t" - - - - -
