@@ -31,8 +31,10 @@ static void print_verdict(const struct cpucycles_counter *table,
                           const struct cpucycles_selection *s, int no_pmu, int locked)
 {
   const char *name = table[s->chosen].name;
-  /* a counter's words, where it has any: none when traced after the first call */
-  const char *words = s->candidate[no_pmu >= 0 ? no_pmu : locked >= 0 ? locked : 0].probe.words;
+  /* the dropped counter the corecycles line names (no PMU outweighs a lock),
+     with its words where it has any: none when traced after the first call */
+  int named = no_pmu >= 0 ? no_pmu : locked;
+  const char *words = named >= 0 ? s->candidate[named].probe.words : "";
   const char *colon = words[0] ? ": " : "";
   long long kind =
       s->candidate[s->chosen].precision ? s->candidate[s->chosen].setup : CPUCYCLES_SKIP;
@@ -55,12 +57,12 @@ static void print_verdict(const struct cpucycles_counter *table,
     printf("cpucycles corecycles not here: no PMU is exposed here, so no core cycle counter "
            "can work and cpucycles-open cannot change that (%s%s%s); in a guest, only the "
            "hypervisor can expose it\n",
-           table[no_pmu].name, colon, words);
+           table[named].name, colon, words);
   else if (locked >= 0)
     printf("cpucycles corecycles run cpucycles-open as root, then cpucycles-info again: a "
            "kernel setting keeps a core cycle counter locked (%s%s%s); cpucycles-open(1) says "
            "what that opens to every user\n",
-           table[locked].name, colon, words);
+           table[named].name, colon, words);
   else
     printf("cpucycles corecycles none of the core cycle counters compiled in works here; "
            "the counter lines say why\n");
